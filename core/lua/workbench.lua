@@ -1,0 +1,418 @@
+-- The Lua half of the `workbench` module (the C half is core/src/lua_*.c).
+-- Post-processing only: checks, convergence orders, plots, tables, files.
+-- It runs once when the host starts, with the module table as argument.
+local wb = ...
+
+local format, abs, log, huge = string.format, math.abs, math.log, math.huge
+
+---------------------------------------------------------------------------
+-- Script arguments: `workbench script.lua --quick x` gives wb.quick = true
+-- and wb.args = {"--quick", "x"}.
+---------------------------------------------------------------------------
+function wb._set_args(args)
+  wb.args = args
+  wb.quick = false
+  for _, a in ipairs(args) do
+    if a == "--quick" then wb.quick = true end
+  end
+end
+wb._set_args({})
+
+function wb.printf(fmt, ...)
+  io.write(format(fmt, ...))
+end
+
+---------------------------------------------------------------------------
+-- Checks: one line each; the host prints "N passed, M failed" at the end
+-- and exits non-zero when M > 0.
+---------------------------------------------------------------------------
+local passed, failed = 0, 0
+
+local function report(ok, message, detail)
+  if ok then passed = passed + 1 else failed = failed + 1 end
+  io.write(format("  %-4s  %s%s\n", ok and "ok" or "FAIL", message,
+                  detail and ("  (" .. detail .. ")") or ""))
+  io.flush()
+  return ok
+end
+
+local function is_number(x) return type(x) == "number" and x == x end
+
+function wb.check(cond, message, detail)
+  return report(cond and true or false, message or "check", detail)
+end
+
+-- |value - target| <= tol
+function wb.expect_near(value, target, tol, message)
+  local ok = is_number(value) and abs(value - target) <= tol
+  return report(ok, message or "expect_near",
+                format("value %.6g, target %.6g, tolerance %.3g", value or 0 / 0, target, tol))
+end
+
+-- value <= bound
+function wb.expect_below(value, bound, message)
+  local ok = is_number(value) and value <= bound
+  return report(ok, message or "expect_below", format("value %.4g <= %.4g", value or 0 / 0, bound))
+end
+
+-- lo <= value <= hi
+function wb.expect_in(value, lo, hi, message)
+  local ok = is_number(value) and value >= lo and value <= hi
+  return report(ok, message or "expect_in",
+                format("value %.4g in [%.4g, %.4g]", value or 0 / 0, lo, hi))
+end
+
+function wb.results() return passed, failed end
+
+function wb._summary()
+  io.write(format("%d passed, %d failed\n", passed, failed))
+  io.flush()
+  return failed
+end
+
+---------------------------------------------------------------------------
+-- Vectors and norms
+---------------------------------------------------------------------------
+function wb.norm(v, kind)
+  kind = kind or "inf"
+  local s = 0
+  for _, x in ipairs(v) do
+    if kind == "inf" then
+      if not (abs(x) <= s) then s = abs(x) end
+    elseif kind == "1" or kind == 1 then s = s + abs(x)
+    elseif kind == "2" or kind == 2 then s = s + x * x
+    else error("wb.norm: kind must be 'inf', '1' or '2'", 2) end
+  end
+  if kind == "2" or kind == 2 then s = math.sqrt(s) end
+  return s
+end
+
+function wb.sub(a, b)
+  if #a ~= #b then error(format("wb.sub: lengths differ (%d and %d)", #a, #b), 2) end
+  local d = {}
+  for i = 1, #a do d[i] = a[i] - b[i] end
+  return d
+end
+
+function wb.concat(...)
+  local out = {}
+  for _, v in ipairs({...}) do
+    for _, x in ipairs(v) do out[#out + 1] = x end
+  end
+  return out
+end
+
+-- max |t[i]| over i in [first, last] (default: all)
+function wb.max_abs(t, first, last)
+  local m = 0
+  for i = first or 1, last or #t do
+    local a = abs(t[i])
+    if not (a <= m) then m = a end
+  end
+  return m
+end
+
+function wb.linspace(a, b, n)
+  local t = {}
+  for i = 0, n - 1 do t[i + 1] = a + (b - a) * i / (n - 1) end
+  return t
+end
+
+function wb.map(t, f)
+  local out = {}
+  for i, x in ipairs(t) do out[i] = f(x, i) end
+  return out
+end
+
+---------------------------------------------------------------------------
+-- Convergence orders
+---------------------------------------------------------------------------
+
+-- Least-squares slope of log(err) against log(h) over the points whose
+-- error is finite and above `floor`; returns slope, number of points used.
+function wb.fit_order(h, err, floor)
+  floor = floor or 0
+  local n, sx, sy, sxx, sxy = 0, 0, 0, 0, 0
+  for i = 1, #h do
+    local e = err[i]
+    if is_number(e) and e > floor and e < huge then
+      local x, y = log(abs(h[i])), log(e)
+      n, sx, sy, sxx, sxy = n + 1, sx + x, sy + y, sxx + x * x, sxy + x * y
+    end
+  end
+  if n < 2 then return 0 / 0, n end
+  return (n * sxy - sx * sy) / (n * sxx - sx * sx), n
+end
+
+local function quantity_of(sol, quantity)
+  if type(quantity) == "function" then return quantity(sol) end
+  local q, p = sol:final()
+  if quantity == nil or quantity == "qp" then return wb.concat(q, p) end
+  if quantity == "q" then return q end
+  if quantity == "p" then return p end
+  error(format("wb.order: quantity must be 'qp', 'q', 'p' or a function, got %s",
+               tostring(quantity)), 3)
+end
+
+-- wb.order{ h = {...},
+--   run = function(h) return vector end          -- or the fields below
+--   model =, method =, t_end =, t0 =, q0 =, p0 =, quantity = "qp"|"q"|"p"|function(sol),
+--   reference = {h = , method = } | function() return vector end | vector,
+--   norm = "inf"|"1"|"2", relative = false, floor = <error floor> }
+-- returns {h =, errors =, orders = (pairwise), order = (least squares), used =,
+--          reference = vector}
+function wb.order(spec)
+  if type(spec) ~= "table" or type(spec.h) ~= "table" or #spec.h < 2 then
+    error("wb.order: give a table with h = {at least two step sizes}", 2)
+  end
+  local run = spec.run
+  if not run then
+    if not (spec.model and spec.method and spec.t_end) then
+      error("wb.order: give run = function(h) or model, method and t_end", 2)
+    end
+    run = function(h, method)
+      local sol = wb.integrate{model = spec.model, method = method or spec.method, h = h,
+                               t_end = spec.t_end, t0 = spec.t0, q0 = spec.q0,
+                               p0 = spec.p0, every = 2 ^ 53}
+      return quantity_of(sol, spec.quantity)
+    end
+  end
+  local ref = spec.reference
+  if type(ref) == "function" then
+    ref = ref()
+  elseif type(ref) == "table" and ref.h then
+    ref = run(ref.h, ref.method)
+  elseif type(ref) ~= "table" then
+    error("wb.order: reference must be {h = ...}, a function or a vector", 2)
+  end
+  local norm_kind = spec.norm or "inf"
+  local scale = spec.relative and wb.norm(ref, norm_kind) or 1
+  local result = {h = {}, errors = {}, orders = {}, reference = ref}
+  for i, h in ipairs(spec.h) do
+    local v = run(h)
+    if #v ~= #ref then
+      error(format("wb.order: the run gives %d numbers, the reference %d", #v, #ref), 2)
+    end
+    result.h[i] = h
+    result.errors[i] = wb.norm(wb.sub(v, ref), norm_kind) / scale
+    if i > 1 then
+      result.orders[i] = log(result.errors[i - 1] / result.errors[i]) /
+                         log(abs(result.h[i - 1] / h))
+    end
+  end
+  local floor = spec.floor or 1e-12 * math.max(1, wb.norm(ref, norm_kind)) / scale
+  result.order, result.used = wb.fit_order(result.h, result.errors, floor)
+  return result
+end
+
+-- Print an order study as a table.
+function wb.print_order(result, label)
+  io.write(format("%s\n  %-12s %-12s %s\n", label or "convergence", "h", "error", "order"))
+  for i, h in ipairs(result.h) do
+    io.write(format("  %-12.4g %-12.4e %s\n", h, result.errors[i],
+                    result.orders[i] and format("%.3f", result.orders[i]) or "-"))
+  end
+  io.write(format("  fitted order %.3f over %d points\n", result.order, result.used))
+end
+
+---------------------------------------------------------------------------
+-- Plots through gnuplot.  The data go next to the figure (.dat), the
+-- script too (.gp); both are written whole or not at all.
+---------------------------------------------------------------------------
+local gnuplot_warned = false
+
+local function quote(s)
+  return '"' .. tostring(s):gsub('\\', '\\\\'):gsub('"', '\\"') .. '"'
+end
+
+local function strip_extension(path)
+  return (path:gsub("%.[%w]+$", ""))
+end
+
+local function data_value(x, log_axis)
+  if not is_number(x) or x == huge or x == -huge then return "NaN" end
+  if log_axis and x <= 0 then return "NaN" end
+  return format("%.17g", x)
+end
+
+-- wb.plot{file =, title =, xlabel =, ylabel =, logscale = "x"|"y"|"xy",
+--   series = {{x =, y =, title =, with = "lines", style = "lw 2"}, ...},
+--   size = {w, h}, key = "top right", xrange = {a, b}, yrange = {a, b},
+--   commands = {"set grid", ...}}
+function wb.plot(spec)
+  if type(spec) ~= "table" then error("wb.plot: give a table", 2) end
+  if type(spec.file) ~= "string" then error("wb.plot: field 'file' (figure path) is required", 2) end
+  if type(spec.series) ~= "table" or #spec.series == 0 then
+    error("wb.plot: field 'series' must list at least one {x =, y =}", 2)
+  end
+  local figure = wb.output_path(spec.file)
+  local ext = figure:match("%.(%w+)$")
+  if ext ~= "png" and ext ~= "svg" then
+    error("wb.plot: the figure must end in .png or .svg, got " .. spec.file, 2)
+  end
+  local base = strip_extension(figure)
+  local datafile, scriptfile = base .. ".dat", base .. ".gp"
+  local logscale = spec.logscale or ""
+  local logx, logy = logscale:find("x") ~= nil, logscale:find("y") ~= nil
+  local data = {}
+  for i, s in ipairs(spec.series) do
+    if type(s.x) ~= "table" or type(s.y) ~= "table" then
+      error(format("wb.plot: series %d needs tables x and y", i), 2)
+    end
+    if #s.x ~= #s.y then
+      error(format("wb.plot: series %d has %d x values and %d y values", i, #s.x, #s.y), 2)
+    end
+    data[#data + 1] = format("# series %d: %s\n", i, s.title or "")
+    for k = 1, #s.x do
+      data[#data + 1] = data_value(s.x[k], logx) .. "\t" .. data_value(s.y[k], logy) .. "\n"
+    end
+    data[#data + 1] = "\n\n"
+  end
+  wb._write_file(datafile, table.concat(data))
+  local size = spec.size or {900, 560}
+  local lines = {
+    "# generated by the workbench; data in " .. datafile,
+    "if (!exists(\"outfile\")) outfile = " .. quote(figure),
+    ext == "png" and format("set terminal pngcairo size %d,%d enhanced font \"Sans,10\"", size[1], size[2])
+                  or format("set terminal svg size %d,%d enhanced", size[1], size[2]),
+    "set output outfile",
+    "set grid",
+    "set key " .. (spec.key or "top right"),
+  }
+  if spec.title then lines[#lines + 1] = "set title " .. quote(spec.title) end
+  if spec.xlabel then lines[#lines + 1] = "set xlabel " .. quote(spec.xlabel) end
+  if spec.ylabel then lines[#lines + 1] = "set ylabel " .. quote(spec.ylabel) end
+  if logscale ~= "" then lines[#lines + 1] = "set logscale " .. logscale end
+  if spec.xrange then lines[#lines + 1] = format("set xrange [%.17g:%.17g]", spec.xrange[1], spec.xrange[2]) end
+  if spec.yrange then lines[#lines + 1] = format("set yrange [%.17g:%.17g]", spec.yrange[1], spec.yrange[2]) end
+  lines[#lines + 1] = "set format y \"%g\""
+  for _, c in ipairs(spec.commands or {}) do lines[#lines + 1] = c end
+  local plots = {}
+  for i, s in ipairs(spec.series) do
+    plots[i] = format("%s index %d using 1:2 with %s %s title %s",
+                      i == 1 and quote(datafile) or '""', i - 1, s.with or "lines",
+                      s.style or "lw 1.5", quote(s.title or ""))
+  end
+  lines[#lines + 1] = "plot " .. table.concat(plots, ", \\\n     ")
+  wb._write_file(scriptfile, table.concat(lines, "\n") .. "\n")
+  local ok, why = wb._run_gnuplot(scriptfile, figure)
+  if not ok then
+    if why == "missing" then
+      if not gnuplot_warned then
+        io.stderr:write("workbench: warning: gnuplot not found: wrote data and scripts, no figures\n")
+        gnuplot_warned = true
+      end
+    else
+      error("wb.plot: " .. why, 2)
+    end
+  end
+  return figure
+end
+
+---------------------------------------------------------------------------
+-- Tables and files
+---------------------------------------------------------------------------
+
+-- Read a tab-separated file written by the workbench (sol:write, stream =):
+-- returns {columns = {names...}, name = {values...}, ...}.
+function wb.read_table(path)
+  local f, err = io.open(wb.output_path(path), "r")
+  if not f then error("wb.read_table: " .. err, 2) end
+  local header = f:read("l")
+  if not header or header:sub(1, 1) ~= "#" then
+    f:close()
+    error("wb.read_table: '" .. path .. "' has no '#' header line", 2)
+  end
+  local result = {columns = {}}
+  for name in header:sub(2):gmatch("%S+") do
+    result.columns[#result.columns + 1] = name
+    result[name] = {}
+  end
+  local row = 0
+  for line in f:lines() do
+    row = row + 1
+    local k = 0
+    for field in line:gmatch("%S+") do
+      k = k + 1
+      local name = result.columns[k]
+      if name then result[name][row] = tonumber(field) end
+    end
+  end
+  f:close()
+  return result
+end
+
+-- Print rows as an aligned table: wb.print_table({"h", "error"}, {{0.1, 1e-3}, ...})
+function wb.print_table(header, rows, fmt)
+  fmt = fmt or "%-14.6g"
+  local line = {}
+  for i, h in ipairs(header) do line[i] = format("%-14s", h) end
+  io.write("  " .. table.concat(line, " ") .. "\n")
+  for _, r in ipairs(rows) do
+    for i, x in ipairs(r) do
+      line[i] = type(x) == "number" and format(fmt, x) or format("%-14s", tostring(x))
+    end
+    io.write("  " .. table.concat(line, " ", 1, #r) .. "\n")
+  end
+end
+
+---------------------------------------------------------------------------
+-- Tableau files: blocks "a", "b", "c" (and "a2", "b2", "c2" for a pair),
+-- each followed by rows of numbers; "name <word>" names it; '#' starts a
+-- comment.  A number may be an expression: 1/6, sqrt(3)/6, 0.25-sqrt(3)/6.
+---------------------------------------------------------------------------
+local expression_env = {sqrt = math.sqrt, pi = math.pi, exp = math.exp, log = math.log,
+                        sin = math.sin, cos = math.cos}
+
+local function parse_number(token, path, lineno)
+  if token:find("[^%w%.%+%-%*/%^%(%)_]") then
+    error(format("tableau file '%s' line %d: '%s' is not a number", path, lineno, token), 0)
+  end
+  local chunk = load("return " .. token, "number", "t", expression_env)
+  local ok, value = pcall(chunk or error)
+  if not chunk or not ok or type(value) ~= "number" then
+    error(format("tableau file '%s' line %d: '%s' is not a number", path, lineno, token), 0)
+  end
+  return value
+end
+
+function wb.tableau.load(path)
+  local f, err = io.open(path, "r")
+  if not f then error("wb.tableau.load: " .. err, 2) end
+  local spec, block, lineno = {name = path:match("([^/]+)$"):gsub("%.%w+$", "")}, nil, 0
+  local blocks = {a = true, b = true, c = true, a2 = true, b2 = true, c2 = true}
+  for line in f:lines() do
+    lineno = lineno + 1
+    line = line:gsub("#.*$", "")
+    local first, rest = line:match("^%s*(%S+)%s*(.-)%s*$")
+    if first == "name" then
+      spec.name = rest
+    elseif first and blocks[first] then
+      block = first
+      spec[block] = {}
+      if rest ~= "" then
+        error(format("tableau file '%s' line %d: put the numbers of '%s' on the lines after it",
+                     path, lineno, first), 2)
+      end
+    elseif first then
+      if not block then
+        error(format("tableau file '%s' line %d: numbers before any block (a, b, c, a2, b2, c2)",
+                     path, lineno), 2)
+      end
+      local row = {}
+      for token in line:gmatch("%S+") do row[#row + 1] = parse_number(token, path, lineno) end
+      if block == "a" or block == "a2" then
+        spec[block][#spec[block] + 1] = row
+      else
+        for _, x in ipairs(row) do spec[block][#spec[block] + 1] = x end
+      end
+    end
+  end
+  f:close()
+  if not spec.a or not spec.b then
+    error(format("tableau file '%s': blocks a and b are required", path), 2)
+  end
+  return wb.tableau(spec)
+end
+
+return wb

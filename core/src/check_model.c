@@ -1,0 +1,521 @@
+/* Analytic derivatives against finite differences, and structural checks.
+ *
+ * Errors are relative with a floor: max|analytic - fd| / max(1, max|fd|),
+ * so a derivative that is identically zero is judged absolutely.  Each
+ * check runs at the model's initial state and at two deterministic
+ * perturbations of it, and reports the worst. */
+#include "check_model.h"
+#include "host.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_POINTS 3
+
+typedef struct checker {
+    FILE *out;
+    double tol;
+    int failures;
+    model_instance *mi;
+    const wb_model *m;
+    const model_extensions *ext;
+    void *self;
+    double *q[N_POINTS], *p[N_POINTS];
+    double *a, *b, *c, *d, *scratch; /* work arrays */
+    double *mu, *w;                   /* fixed test vectors */
+} checker;
+
+static double relative_error(int n, const double *analytic, const double *fd)
+{
+    double diff = 0, scale = 1;
+    for (int i = 0; i < n; i++) {
+        diff = fmax(diff, fabs(analytic[i] - fd[i]));
+        scale = fmax(scale, fabs(fd[i]));
+        if (!isfinite(analytic[i]) || !isfinite(fd[i]))
+            return INFINITY;
+    }
+    return diff / scale;
+}
+
+static void row(checker *c, const char *what, double err, const char *note)
+{
+    int ok = err <= c->tol;
+    if (!ok)
+        c->failures++;
+    fprintf(c->out, "  %-34s %10.2e   %s%s%s\n", what, err, ok ? "ok" : "FAIL",
+            note ? "   " : "", note ? note : "");
+}
+
+static void skipped(checker *c, const char *what, const char *why)
+{
+    fprintf(c->out, "  %-34s %10s   %s\n", what, "-", why);
+}
+
+/* Deterministic pseudo-random numbers in [-1, 1]. */
+static double jitter(unsigned *state)
+{
+    *state = *state * 1103515245u + 12345u;
+    return ((*state >> 8) & 0xffff) / 32767.5 - 1.0;
+}
+
+/* ---- mechanical ------------------------------------------------------------ */
+
+static void check_mass(checker *c)
+{
+    const int n = c->m->nq;
+    double worst_sym = 0, worst_solve = 0, worst_const = 0;
+    int spd = 1;
+    for (int k = 0; k < N_POINTS; k++) {
+        wb_mass(c->m, c->q[k], c->a);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                worst_sym = fmax(worst_sym, fabs(c->a[i * n + j] - c->a[j * n + i]) /
+                                                fmax(1, fabs(c->a[i * n + j])));
+        memcpy(c->b, c->a, (size_t)n * n * sizeof(double));
+        if (linalg_cholesky_factor(host_services(), n, c->b) != WB_OK)
+            spd = 0;
+        /* M (M^-1 p) == p */
+        wb_mass_solve(c->m, c->q[k], c->p[k], c->c);
+        for (int i = 0; i < n; i++) {
+            double s = 0;
+            for (int j = 0; j < n; j++)
+                s += c->a[i * n + j] * c->c[j];
+            c->d[i] = s;
+        }
+        worst_solve = fmax(worst_solve, relative_error(n, c->d, c->p[k]));
+        if (c->m->mass_constant && k > 0) {
+            wb_mass(c->m, c->q[0], c->b);
+            worst_const = fmax(worst_const, relative_error(n * n, c->a, c->b));
+        }
+    }
+    row(c, "mass: symmetric", worst_sym, NULL);
+    row(c, "mass: positive definite", spd ? 0.0 : INFINITY, spd ? NULL : "Cholesky failed");
+    row(c, "mass_solve: M (M^-1 p) = p", worst_solve,
+        c->ext->mechanical->mass_solve ? NULL : "(host Cholesky)");
+    if (c->m->mass_constant)
+        row(c, "mass: constant as declared", worst_const, NULL);
+}
+
+static void check_potential(checker *c)
+{
+    const wb_mechanical_ext *e = c->ext->mechanical;
+    const int n = c->m->nq;
+    double err = 0;
+    if (e->potential_gradient) {
+        for (int k = 0; k < N_POINTS; k++) {
+            wb_potential_gradient(c->m, c->q[k], c->a);
+            fd_potential_gradient(c->m, c->scratch, c->q[k], c->b);
+            err = fmax(err, relative_error(n, c->a, c->b));
+        }
+        row(c, "potential_gradient", err, NULL);
+    } else {
+        skipped(c, "potential_gradient", "not provided: finite differences of V");
+    }
+    if (e->potential_hessian) {
+        err = 0;
+        for (int k = 0; k < N_POINTS; k++) {
+            wb_potential_hessian(c->m, c->q[k], c->a);
+            fd_potential_hessian(c->m, c->scratch, c->q[k], c->b);
+            err = fmax(err, relative_error(n * n, c->a, c->b));
+        }
+        row(c, "potential_hessian", err, NULL);
+    } else {
+        skipped(c, "potential_hessian", "not provided: finite differences");
+    }
+    if (e->kinetic_gradient) {
+        err = 0;
+        for (int k = 0; k < N_POINTS; k++) {
+            wb_kinetic_gradient(c->m, c->q[k], c->p[k], c->a);
+            fd_kinetic_gradient(c->m, c->scratch, c->q[k], c->p[k], c->b);
+            err = fmax(err, relative_error(n, c->a, c->b));
+        }
+        row(c, "kinetic_gradient", err, NULL);
+    }
+}
+
+/* ---- holonomic ------------------------------------------------------------- */
+
+/* Compare an analytic function with its finite differences at every point. */
+#define COMPARE(label, provided, count, analytic_call, fd_call)             \
+do {                                                                    \
+    if (!(provided)) {                                                  \
+        skipped(c, label, "not provided: finite differences");          \
+        break;                                                          \
+    }                                                                   \
+    err = 0;                                                            \
+    for (int k = 0; k < N_POINTS; k++) {                                \
+        analytic_call;                                                  \
+        fd_call;                                                        \
+        err = fmax(err, relative_error(count, c->a, c->b));             \
+    }                                                                   \
+    row(c, label, err, NULL);                                           \
+} while (0)
+
+
+static void check_holonomic(checker *c)
+{
+    const wb_holonomic_ext *e = c->ext->holonomic;
+    const int n = c->m->nq, m = c->m->n_holonomic;
+    double err;
+    COMPARE("constraint_jacobian", e->jacobian, m * n,
+            wb_constraint_jacobian(c->m, c->q[k], c->a),
+            fd_constraint_jacobian(c->m, c->scratch, c->q[k], c->b));
+    COMPARE("constraint_hessian_contract", e->hessian_contract, n * n,
+            wb_constraint_hessian_contract(c->m, c->q[k], c->mu, c->a),
+            fd_constraint_hessian_contract(c->m, c->scratch, c->q[k], c->mu, c->b));
+    COMPARE("constraint_hessian_vector", e->hessian_vector, m * n,
+            wb_constraint_hessian_vector(c->m, c->q[k], c->w, c->a),
+            fd_constraint_hessian_vector(c->m, c->scratch, c->q[k], c->w, c->b));
+    if (e->third_contract) {
+        COMPARE("constraint_third_contract", 1, n * n,
+                wb_constraint_third_contract(c->m, c->q[k], c->mu, c->w, c->a),
+                fd_constraint_third_contract(c->m, c->scratch, c->q[k], c->mu, c->w, c->b));
+    } else if (e->flags & WB_HOLONOMIC_QUADRATIC) {
+        err = 0;
+        for (int k = 0; k < N_POINTS; k++) {
+            fd_constraint_third_contract(c->m, c->scratch, c->q[k], c->mu, c->w, c->b);
+            memset(c->a, 0, (size_t)n * n * sizeof(double));
+            err = fmax(err, relative_error(n * n, c->a, c->b));
+        }
+        row(c, "constraints quadratic (D^3 g = 0)", err, NULL);
+    } else {
+        skipped(c, "constraint_third_contract", "not provided: finite differences");
+    }
+}
+
+static void check_nonholonomic(checker *c)
+{
+    const wb_nonholonomic_ext *e = c->ext->nonholonomic;
+    const int n = c->m->nq, k_nh = c->m->n_nonholonomic;
+    double err;
+    double *v = c->d;
+#define NH_COMPARE(label, provided, count, analytic, fd)                    \
+    COMPARE(label, provided, count, (wb_mass_solve(c->m, c->q[k], c->p[k], v), analytic), fd)
+    NH_COMPARE("nh_jacobian_v", e->jacobian_v, k_nh * n,
+               wb_nh_jacobian_v(c->m, c->q[k], v, c->a),
+               fd_nh_jacobian_v(c->m, c->scratch, c->q[k], v, c->b));
+    NH_COMPARE("nh_jacobian_q", e->jacobian_q, k_nh * n,
+               wb_nh_jacobian_q(c->m, c->q[k], v, c->a),
+               fd_nh_jacobian_q(c->m, c->scratch, c->q[k], v, c->b));
+    NH_COMPARE("nh_hessian_vv_contract", e->hessian_vv_contract, n * n,
+               WB_CALL(c->m, nh_hessian_vv_contract, c->q[k], v, c->mu, c->a),
+               fd_nh_hessian_vv_contract(c->m, c->scratch, c->q[k], v, c->mu, c->b));
+    NH_COMPARE("nh_hessian_qv_contract", e->hessian_qv_contract, n * n,
+               WB_CALL(c->m, nh_hessian_qv_contract, c->q[k], v, c->mu, c->a),
+               fd_nh_hessian_qv_contract(c->m, c->scratch, c->q[k], v, c->mu, c->b));
+    if (e->flags & WB_NONHOLONOMIC_LINEAR) {
+        err = 0;
+        for (int k = 0; k < N_POINTS; k++) {
+            wb_mass_solve(c->m, c->q[k], c->p[k], v);
+            wb_nh_constraints(c->m, c->q[k], v, c->a);
+            for (int i = 0; i < n; i++)
+                c->c[i] = 2 * v[i];
+            wb_nh_constraints(c->m, c->q[k], c->c, c->b);
+            for (int i = 0; i < k_nh; i++)
+                c->a[i] *= 2;
+            err = fmax(err, relative_error(k_nh, c->a, c->b));
+        }
+        row(c, "nonholonomic: linear in v", err, NULL);
+    }
+#undef NH_COMPARE
+}
+
+/* ---- the initial state and the flow ------------------------------------------ */
+
+/* y' = f(y) for a mechanical model: q' = M^-1 p, p' = -grad V - dT/dq - G^T lambda. */
+static int vector_field(checker *c, const double *q, const double *p, double *dq, double *dp)
+{
+    const wb_model *m = c->m;
+    const int n = m->nq;
+    double *tmp = c->scratch;
+    wb_mass_solve(m, q, p, dq);
+    wb_potential_gradient(m, q, dp);
+    wb_kinetic_gradient(m, q, p, tmp);
+    for (int i = 0; i < n; i++)
+        dp[i] = -(dp[i] + tmp[i]);
+    if (m->n_holonomic > 0) {
+        double *lambda = tmp + n, *G = lambda + m->n_holonomic;
+        if (wb_index1_multiplier(m, q, p, lambda) != WB_OK)
+            return -1;
+        wb_constraint_jacobian(m, q, G);
+        for (int k = 0; k < m->n_holonomic; k++)
+            for (int i = 0; i < n; i++)
+                dp[i] -= G[k * n + i] * lambda[k];
+    }
+    return 0;
+}
+
+/* Rate of change of the energy and of each invariant along the flow at the
+ * initial state, relative to the size of its gradient times |f|. */
+static void check_flow(checker *c)
+{
+    const wb_model *m = c->m;
+    const int n = m->nq, ninv = m->n_invariants;
+    if (!(m->capabilities & WB_CAP_MECHANICAL) || m->n_nonholonomic > 0)
+        return;
+    double *dq = c->a, *dp = c->a + n, *qs = c->b, *ps = c->b + n;
+    double *plus = c->c, *minus = c->c + ninv + 1;
+    if (vector_field(c, c->q[0], c->p[0], dq, dp) != 0) {
+        row(c, "flow: index-1 multiplier", INFINITY, "G M^-1 G^T singular");
+        return;
+    }
+    double speed = 0;
+    for (int i = 0; i < 2 * n; i++)
+        speed = fmax(speed, fabs(c->a[i]));
+    if (speed == 0) {
+        skipped(c, "flow: first integrals", "initial state is an equilibrium");
+        return;
+    }
+    const double eps = 1e-5 / speed;
+    for (int sign = -1; sign <= 1; sign += 2) {
+        for (int i = 0; i < n; i++) {
+            qs[i] = c->q[0][i] + sign * eps * dq[i];
+            ps[i] = c->p[0][i] + sign * eps * dp[i];
+        }
+        double *out = sign > 0 ? plus : minus;
+        out[ninv] = wb_energy(m, qs, ps);
+        if (ninv)
+            wb_invariants(m, qs, ps, out);
+    }
+    double e0 = wb_energy(m, c->q[0], c->p[0]);
+    double rate = fabs(plus[ninv] - minus[ninv]) / (2 * eps);
+    row(c, "flow: dE/dt = 0", rate / fmax(1.0, speed * fmax(speed, fabs(e0))), NULL);
+    if (ninv)
+        wb_invariants(m, c->q[0], c->p[0], c->d);
+    for (int i = 0; i < ninv; i++) {
+        char label[96];
+        snprintf(label, sizeof label, "flow: d%s/dt = 0", m->invariant_names[i]);
+        double r = fabs(plus[i] - minus[i]) / (2 * eps);
+        row(c, label, r / fmax(1.0, speed * fmax(speed, fabs(c->d[i]))), NULL);
+    }
+}
+
+static void check_generators(checker *c)
+{
+    const wb_model *m = c->m;
+    if (!c->ext->invariants || !c->ext->invariants->generator)
+        return;
+    for (int i = 0; i < m->n_invariants; i++) {
+        double err = 0;
+        int is_map = 1;
+        for (int k = 0; k < N_POINTS && is_map; k++) {
+            if (WB_CALL(m, invariant_generator, i, c->q[k], c->a) != 0) {
+                is_map = 0;
+                break;
+            }
+            double j = 0;
+            for (int l = 0; l < m->nq; l++)
+                j += c->p[k][l] * c->a[l];
+            wb_invariants(m, c->q[k], c->p[k], c->b);
+            err = fmax(err, fabs(j - c->b[i]) / fmax(1, fabs(c->b[i])));
+        }
+        if (is_map) {
+            char label[96];
+            snprintf(label, sizeof label, "momentum map %s = p.xi(q)", m->invariant_names[i]);
+            row(c, label, err, NULL);
+        }
+    }
+}
+
+static double max_abs(int n, const double *x)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++)
+        if (!(fabs(x[i]) <= m))
+            m = fabs(x[i]);
+    return m;
+}
+
+static void check_initial_state(checker *c)
+{
+    const wb_model *m = c->m;
+    if (m->n_holonomic > 0) {
+        wb_constraints(m, c->q[0], c->a);
+        row(c, "initial state: g(q0) = 0", max_abs(m->n_holonomic, c->a), NULL);
+        wb_hidden_constraints(m, c->q[0], c->p[0], c->a);
+        row(c, "initial state: G M^-1 p0 = 0", max_abs(m->n_holonomic, c->a), NULL);
+    }
+    if (m->n_nonholonomic > 0) {
+        wb_mass_solve(m, c->q[0], c->p[0], c->c);
+        wb_nh_constraints(m, c->q[0], c->c, c->a);
+        row(c, "initial state: Phi(q0, v0) = 0", max_abs(m->n_nonholonomic, c->a), NULL);
+    }
+}
+
+/* ---- Lie group ---------------------------------------------------------------- */
+
+static double dot(int n, const double *a, const double *b)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+static void check_lie_group(checker *c)
+{
+    const wb_lie_group_ext *g = c->m->lie_group;
+    void *self = c->m->lie_self;
+    const int nq = c->m->nq, nv = c->m->nv;
+    double *x = c->mu, *y = c->w, *mu = c->d;
+    double *A = c->a, *B = c->b, *C = c->c;
+    double e_inv = 0, e_dexp = 0, e_Ad = 0, e_ad = 0, e_log = 0;
+    for (int k = 0; k < N_POINTS; k++) {
+        const double *q = c->q[k];
+        g->inverse(self, q, A);           /* q q^-1 = e */
+        g->compose(self, q, A, B);
+        g->identity(self, C);
+        e_inv = fmax(e_inv, relative_error(nq, B, C));
+        g->dexpinv(self, x, y, A);        /* dexp_x dexpinv_x y = y */
+        g->dexp(self, x, A, B);
+        e_dexp = fmax(e_dexp, relative_error(nv, B, y));
+        g->Ad(self, q, y, A);             /* <Ad*_q mu, y> = <mu, Ad_q y> */
+        g->Ad_star(self, q, mu, B);
+        e_Ad = fmax(e_Ad, fabs(dot(nv, B, y) - dot(nv, mu, A)) / fmax(1, fabs(dot(nv, mu, A))));
+        g->ad(self, x, y, A);             /* <ad*_x mu, y> = <mu, [x, y]> */
+        g->ad_star(self, x, mu, B);
+        e_ad = fmax(e_ad, fabs(dot(nv, B, y) - dot(nv, mu, A)) / fmax(1, fabs(dot(nv, mu, A))));
+        if (g->log) {
+            g->exp(self, x, A);
+            g->log(self, A, B);
+            e_log = fmax(e_log, relative_error(nv, B, x));
+        }
+    }
+    row(c, "lie: q q^-1 = e", e_inv, NULL);
+    row(c, "lie: dexp o dexpinv = id", e_dexp, NULL);
+    row(c, "lie: Ad* is the dual of Ad", e_Ad, NULL);
+    row(c, "lie: ad* is the dual of ad", e_ad, NULL);
+    if (g->log)
+        row(c, "lie: log(exp(x)) = x", e_log, NULL);
+}
+
+/* f1 = D2 H and <f2, eta> = -d/de H(exp(e eta) q, mu). */
+static void check_lie_hamiltonian(checker *c)
+{
+    const wb_lie_group_ext *g = c->m->lie_group;
+    const wb_lie_hamiltonian_ext *h = c->m->lie_hamiltonian;
+    void *self = c->m->lie_self;
+    const int nq = c->m->nq, nv = c->m->nv;
+    double *f1 = c->a, *f2 = c->a + nv, *fd1 = c->b, *fd2 = c->b + nv;
+    double *eta = c->c, *E = c->c + nv, *qs = E + nq, *ms = c->d;
+    double e1 = 0, e2 = 0;
+    for (int k = 0; k < N_POINTS; k++) {
+        const double *q = c->q[k], *mu = c->p[k];
+        h->vector_field(self, q, mu, f1, f2);
+        for (int j = 0; j < nv; j++) {
+            double step = fd_step(mu[j]);
+            memcpy(ms, mu, (size_t)nv * sizeof(double));
+            ms[j] = mu[j] + step;
+            double hp = h->hamiltonian(self, q, ms);
+            ms[j] = mu[j] - step;
+            double hm = h->hamiltonian(self, q, ms);
+            fd1[j] = (hp - hm) / (2 * step);
+            for (int i = 0; i < nv; i++)
+                eta[i] = (i == j) ? fd_step(1.0) : 0.0;
+            g->exp(self, eta, E);
+            g->compose(self, E, q, qs);
+            hp = h->hamiltonian(self, qs, mu);
+            eta[j] = -eta[j];
+            g->exp(self, eta, E);
+            g->compose(self, E, q, qs);
+            hm = h->hamiltonian(self, qs, mu);
+            fd2[j] = -(hp - hm) / (2 * fd_step(1.0));
+        }
+        e1 = fmax(e1, relative_error(nv, f1, fd1));
+        e2 = fmax(e2, relative_error(nv, f2, fd2));
+    }
+    row(c, "lie_hamiltonian: f1 = D2 H", e1, NULL);
+    row(c, "lie_hamiltonian: f2 = -(D1 H) q^-1", e2, NULL);
+}
+
+/* ---- driver --------------------------------------------------------------------- */
+
+static int setup_points(checker *c)
+{
+    const wb_model *m = c->m;
+    const int nq = m->nq, nv = m->nv;
+    unsigned seed = 12345u;
+    if (m->capabilities & WB_CAP_INITIAL_STATE) {
+        wb_initial(m, c->q[0], c->p[0]);
+    } else if (m->lie_group) {
+        m->lie_group->identity(m->lie_self, c->q[0]);
+        for (int i = 0; i < nv; i++)
+            c->p[0][i] = 0.5 + 0.1 * i;
+    } else {
+        for (int i = 0; i < nq; i++)
+            c->q[0][i] = 0.3 + 0.1 * i;
+        for (int i = 0; i < nv; i++)
+            c->p[0][i] = 0.2 - 0.05 * i;
+    }
+    for (int k = 1; k < N_POINTS; k++) {
+        if (m->lie_group) {
+            for (int i = 0; i < nv; i++)
+                c->a[i] = 0.3 * jitter(&seed);
+            m->lie_group->exp(m->lie_self, c->a, c->b);
+            m->lie_group->compose(m->lie_self, c->b, c->q[0], c->q[k]);
+        } else {
+            for (int i = 0; i < nq; i++)
+                c->q[k][i] = c->q[0][i] + 0.1 * jitter(&seed) * fmax(1, fabs(c->q[0][i]));
+        }
+        for (int i = 0; i < nv; i++)
+            c->p[k][i] = c->p[0][i] + 0.1 * jitter(&seed) * fmax(1, fabs(c->p[0][i]));
+    }
+    int nmax = nq > nv ? nq : nv;
+    for (int i = 0; i < nmax; i++) {
+        c->mu[i] = 0.5 + 0.4 * jitter(&seed);
+        c->w[i] = jitter(&seed);
+    }
+    return 0;
+}
+
+int check_model(model_instance *mi, FILE *out, double tol)
+{
+    const wb_model *m = model_instance_view(mi);
+    checker c = {.out = out, .tol = tol, .mi = mi, .m = m,
+                 .ext = model_instance_extensions(mi), .self = model_instance_self(mi)};
+    int n = m->nq + m->nv + m->n_holonomic + m->n_nonholonomic + m->n_invariants + 4;
+    size_t big = (size_t)n * n + 4 * (size_t)n;
+    double *block = calloc(2 * N_POINTS * (size_t)n + 4 * big + fd_scratch_size(m) + 2 * (size_t)n,
+                           sizeof(double));
+    if (!block) {
+        fprintf(out, "out of memory\n");
+        return 1;
+    }
+    double *p = block;
+    for (int k = 0; k < N_POINTS; k++) {
+        c.q[k] = p, p += n;
+        c.p[k] = p, p += n;
+    }
+    c.a = p, p += big;
+    c.b = p, p += big;
+    c.c = p, p += big;
+    c.d = p, p += big;
+    c.mu = p, p += n;
+    c.w = p, p += n;
+    c.scratch = p;
+    setup_points(&c);
+    fprintf(out, "model %s: nq %d, nv %d, holonomic %d, nonholonomic %d, invariants %d, "
+                 "mass %s\n", m->name, m->nq, m->nv, m->n_holonomic, m->n_nonholonomic,
+            m->n_invariants, m->mass_constant ? "constant" : "configuration-dependent");
+    fprintf(out, "  %-34s %10s   %s\n", "check", "rel. error", "status");
+    if (m->capabilities & WB_CAP_MECHANICAL) {
+        check_mass(&c);
+        check_potential(&c);
+    }
+    if (m->n_holonomic > 0)
+        check_holonomic(&c);
+    if (m->n_nonholonomic > 0)
+        check_nonholonomic(&c);
+    if (m->capabilities & WB_CAP_INITIAL_STATE)
+        check_initial_state(&c);
+    check_flow(&c);
+    check_generators(&c);
+    if (m->lie_group)
+        check_lie_group(&c);
+    if (m->lie_hamiltonian)
+        check_lie_hamiltonian(&c);
+    fprintf(out, "%s: %d check(s) failed (tolerance %.1e)\n", m->name, c.failures, tol);
+    free(block);
+    return c.failures;
+}

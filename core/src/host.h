@@ -1,0 +1,43 @@
+/* The host's side of the service table: the singleton wb_host and the
+ * error slot shared by the host and its plugins. */
+#ifndef CORE_HOST_H
+#define CORE_HOST_H
+
+#include <workbench/workbench.h>
+
+/* The one service table of this process. */
+const wb_host *host_services(void);
+
+/* Error slot: plugins write it through wb_host.error, the core through
+ * host_error(); readers take the message after a failing call. */
+void host_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *host_last_error(void);
+void host_clear_error(void);
+/* Prefix the current error message with context ("model 'x': "). */
+void host_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Verbosity of wb_host.log: messages below this level are dropped. */
+void host_set_log_level(int level);
+void host_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Linear algebra and Newton, also used by the core directly. */
+int linalg_lu_factor(const wb_host *host, int n, double *A, int *ipiv);
+int linalg_lu_solve(const wb_host *host, int n, int nrhs, const double *LU,
+                    const int *ipiv, double *B);
+int linalg_dense_solve(const wb_host *host, int n, int nrhs, double *A,
+                       int *ipiv, double *B);
+int linalg_cholesky_factor(const wb_host *host, int n, double *A);
+int linalg_cholesky_solve(const wb_host *host, int n, int nrhs,
+                          const double *L, double *B);
+int linalg_banded_solve(const wb_host *host, int n, int kl, int ku, double *AB,
+                        int ldab, int *ipiv, int nrhs, double *B);
+
+wb_newton *newton_create(const wb_host *host, int n);
+void newton_destroy(const wb_host *host, wb_newton *ws);
+int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
+                 wb_jacobian_fn jacobian, void *user, double *x,
+                 const wb_newton_options *opt, wb_step_stats *stats,
+                 wb_newton_report *report);
+void newton_defaults(const wb_host *host, wb_newton_options *opt);
+
+#endif

@@ -1,0 +1,52 @@
+/* A method with validated options, and its instances bound to a model. */
+#ifndef CORE_INTEGRATOR_INSTANCE_H
+#define CORE_INTEGRATOR_INSTANCE_H
+
+#include "model_instance.h"
+
+typedef struct method_config {
+    const plugin *family;
+    const wb_method *method;
+    wb_option_value *values;  /* one per option spec                   */
+    char **owned_strings;     /* copies of string values, per option    */
+} method_config;
+
+/* Defaults for every option (tableau defaults resolved). NULL on error. */
+method_config *method_config_create(const plugin *family, const wb_method *method);
+void method_config_destroy(method_config *cfg);
+/* Index of option `name`, or -1 with an error listing the valid names. */
+int method_config_find(const method_config *cfg, const char *name);
+/* Setters validate type and range and report errors naming the option. */
+int method_config_set_number(method_config *cfg, int index, double value);
+int method_config_set_boolean(method_config *cfg, int index, int value);
+int method_config_set_string(method_config *cfg, int index, const char *value);
+int method_config_set_tableau(method_config *cfg, int index, const wb_tableau *t);
+/* "family.method" */
+void method_config_name(const method_config *cfg, char *out, size_t size);
+/* Order and property flags for the current options. */
+wb_method_props method_config_props(const method_config *cfg);
+
+/* One resolved aux column group. */
+typedef struct aux_column {
+    const char *name;
+    int size;
+    int time;   /* wb_aux_time */
+    int offset; /* into the concatenated aux vector */
+} aux_column;
+
+typedef struct integrator {
+    const method_config *cfg;   /* borrowed: must outlive the integrator */
+    model_instance *model;      /* borrowed */
+    void *inst;
+    int n_aux_groups;
+    aux_column *aux;
+    int aux_total;
+} integrator;
+
+/* Checks that `cfg` can integrate `mi` (required extensions, constraint
+ * kinds), then creates the plugin instance.  NULL with a message naming
+ * the method and the model otherwise. */
+integrator *integrator_create(const method_config *cfg, model_instance *mi);
+void integrator_destroy(integrator *it);
+
+#endif

@@ -1,0 +1,125 @@
+/* Dense, Cholesky and banded solves through LAPACKE.
+ *
+ * Matrices arrive row-major.  LAPACKE's row-major entry points copy and
+ * transpose into freshly allocated memory, which a step loop must not do,
+ * so every call here uses the column-major _work routines: a row-major
+ * matrix is the column-major storage of its transpose, and dgetrs with
+ * trans = 'T' solves with the original matrix.  Symmetric matrices need
+ * no such care. */
+#include "host.h"
+
+#include <lapacke.h>
+#include <math.h>
+
+_Static_assert(sizeof(lapack_int) == sizeof(int),
+               "the host assumes 32-bit LAPACK integers (LP64)");
+
+static int all_finite(int count, const double *x)
+{
+    for (int i = 0; i < count; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
+int linalg_lu_factor(const wb_host *host, int n, double *A, int *ipiv)
+{
+    if (!all_finite(n * n, A)) {
+        host->error(host, "lu_factor: the %dx%d matrix has a non-finite entry", n, n);
+        return WB_ERR_NONFINITE;
+    }
+    lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, ipiv);
+    if (info > 0) {
+        host->error(host, "lu_factor: the %dx%d matrix is singular (zero pivot %d)",
+                    n, n, (int)info);
+        return WB_ERR_SINGULAR;
+    }
+    if (info < 0) {
+        host->error(host, "lu_factor: LAPACK rejected argument %d", (int)-info);
+        return WB_ERR_INTERNAL;
+    }
+    return WB_OK;
+}
+
+int linalg_lu_solve(const wb_host *host, int n, int nrhs, const double *LU,
+                    const int *ipiv, double *B)
+{
+    lapack_int info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', n, nrhs, LU,
+                                          n, ipiv, B, n);
+    if (info != 0) {
+        host->error(host, "lu_solve: LAPACK rejected argument %d", (int)-info);
+        return WB_ERR_INTERNAL;
+    }
+    if (!all_finite(n * nrhs, B)) {
+        host->error(host, "lu_solve: the solution is not finite (matrix nearly singular)");
+        return WB_ERR_NONFINITE;
+    }
+    return WB_OK;
+}
+
+int linalg_dense_solve(const wb_host *host, int n, int nrhs, double *A,
+                       int *ipiv, double *B)
+{
+    int status = linalg_lu_factor(host, n, A, ipiv);
+    if (status != WB_OK)
+        return status;
+    return linalg_lu_solve(host, n, nrhs, A, ipiv, B);
+}
+
+int linalg_cholesky_factor(const wb_host *host, int n, double *A)
+{
+    if (!all_finite(n * n, A)) {
+        host->error(host, "cholesky_factor: the %dx%d matrix has a non-finite entry",
+                    n, n);
+        return WB_ERR_NONFINITE;
+    }
+    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n);
+    if (info > 0) {
+        host->error(host, "cholesky_factor: the %dx%d matrix is not positive definite "
+                    "(leading minor %d)", n, n, (int)info);
+        return WB_ERR_SINGULAR;
+    }
+    if (info < 0) {
+        host->error(host, "cholesky_factor: LAPACK rejected argument %d", (int)-info);
+        return WB_ERR_INTERNAL;
+    }
+    return WB_OK;
+}
+
+int linalg_cholesky_solve(const wb_host *host, int n, int nrhs,
+                          const double *L, double *B)
+{
+    lapack_int info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, L, n,
+                                          B, n);
+    if (info != 0) {
+        host->error(host, "cholesky_solve: LAPACK rejected argument %d", (int)-info);
+        return WB_ERR_INTERNAL;
+    }
+    return WB_OK;
+}
+
+int linalg_banded_solve(const wb_host *host, int n, int kl, int ku, double *AB,
+                        int ldab, int *ipiv, int nrhs, double *B)
+{
+    if (ldab < 2 * kl + ku + 1) {
+        host->error(host, "banded_solve: ldab %d < 2*kl+ku+1 = %d", ldab,
+                    2 * kl + ku + 1);
+        return WB_ERR_INVALID;
+    }
+    lapack_int info = LAPACKE_dgbsv_work(LAPACK_COL_MAJOR, n, kl, ku, nrhs, AB,
+                                         ldab, ipiv, B, n);
+    if (info > 0) {
+        host->error(host, "banded_solve: the banded %dx%d matrix is singular "
+                    "(zero pivot %d)", n, n, (int)info);
+        return WB_ERR_SINGULAR;
+    }
+    if (info < 0) {
+        host->error(host, "banded_solve: LAPACK rejected argument %d", (int)-info);
+        return WB_ERR_INTERNAL;
+    }
+    if (!all_finite(n * nrhs, B)) {
+        host->error(host, "banded_solve: the solution is not finite");
+        return WB_ERR_NONFINITE;
+    }
+    return WB_OK;
+}

@@ -1,0 +1,187 @@
+/* Newton's method with an analytic or forward-difference Jacobian. */
+#include "host.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+struct wb_newton {
+    int n;
+    double *jacobian;   /* n x n, then its LU factors */
+    double *residual;   /* n */
+    double *update;     /* n */
+    double *shifted;    /* n: FD residual at x + delta e_j */
+    int *pivots;        /* n */
+};
+
+wb_newton *newton_create(const wb_host *host, int n)
+{
+    if (n <= 0) {
+        host->error(host, "newton_create: system size %d must be positive", n);
+        return NULL;
+    }
+    wb_newton *ws = calloc(1, sizeof *ws);
+    double *block = calloc((size_t)n * (size_t)(n + 3), sizeof(double));
+    int *pivots = calloc((size_t)n, sizeof(int));
+    if (!ws || !block || !pivots) {
+        free(ws);
+        free(block);
+        free(pivots);
+        host->error(host, "newton_create: out of memory for a system of size %d", n);
+        return NULL;
+    }
+    ws->n = n;
+    ws->jacobian = block;
+    ws->residual = block + (size_t)n * n;
+    ws->update = ws->residual + n;
+    ws->shifted = ws->update + n;
+    ws->pivots = pivots;
+    return ws;
+}
+
+void newton_destroy(const wb_host *host, wb_newton *ws)
+{
+    (void)host;
+    if (!ws)
+        return;
+    free(ws->jacobian);
+    free(ws->pivots);
+    free(ws);
+}
+
+void newton_defaults(const wb_host *host, wb_newton_options *opt)
+{
+    (void)host;
+    opt->struct_size = sizeof *opt;
+    opt->tol = 1e-12;
+    opt->step_tol = 0.0;
+    opt->max_iter = 50;
+    opt->simplified = 0;
+    opt->fd_eps = 0.0;
+}
+
+static double max_abs(int n, const double *x)
+{
+    double m = 0.0;
+    for (int i = 0; i < n; i++) {
+        double a = fabs(x[i]);
+        if (!(a <= m)) /* also propagates NaN */
+            m = a;
+    }
+    return m;
+}
+
+static int eval_residual(wb_residual_fn residual, void *user,
+                         const double *x, double *r, wb_step_stats *stats)
+{
+    if (stats)
+        stats->residual_evals++;
+    return residual(user, x, r);
+}
+
+/* Forward differences, column by column; x is restored exactly. */
+static int fd_jacobian(const wb_host *host, wb_newton *ws,
+                       wb_residual_fn residual, void *user, double *x,
+                       double eps, wb_step_stats *stats)
+{
+    const int n = ws->n;
+    for (int j = 0; j < n; j++) {
+        const double saved = x[j];
+        const double delta = eps * fmax(1.0, fabs(saved));
+        x[j] = saved + delta;
+        const double actual = x[j] - saved; /* exactly representable step */
+        int status = eval_residual(residual, user, x, ws->shifted, stats);
+        x[j] = saved;
+        if (status != WB_OK)
+            return status;
+        for (int i = 0; i < n; i++)
+            ws->jacobian[i * n + j] = (ws->shifted[i] - ws->residual[i]) / actual;
+    }
+    (void)host;
+    return WB_OK;
+}
+
+static int form_jacobian(const wb_host *host, wb_newton *ws,
+                         wb_residual_fn residual, wb_jacobian_fn jacobian,
+                         void *user, double *x, const wb_newton_options *opt,
+                         wb_step_stats *stats)
+{
+    int status;
+    if (stats)
+        stats->jacobian_evals++;
+    if (jacobian) {
+        status = jacobian(user, x, ws->jacobian);
+    } else {
+        double eps = opt->fd_eps > 0.0 ? opt->fd_eps : sqrt(DBL_EPSILON);
+        status = fd_jacobian(host, ws, residual, user, x, eps, stats);
+    }
+    if (status != WB_OK)
+        return status;
+    if (stats)
+        stats->linear_solves++;
+    status = linalg_lu_factor(host, ws->n, ws->jacobian, ws->pivots);
+    if (status == WB_ERR_SINGULAR)
+        host->error(host, "Newton: the Jacobian (%dx%d) is singular", ws->n, ws->n);
+    return status;
+}
+
+int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
+                 wb_jacobian_fn jacobian, void *user, double *x,
+                 const wb_newton_options *opt, wb_step_stats *stats,
+                 wb_newton_report *report)
+{
+    const int n = ws->n;
+    double step_norm = 0.0, residual_norm = 0.0;
+    int iterations = 0, status = WB_OK, have_factors = 0;
+
+    for (;;) {
+        status = eval_residual(residual, user, x, ws->residual, stats);
+        if (status != WB_OK)
+            break;
+        residual_norm = max_abs(n, ws->residual);
+        if (!isfinite(residual_norm)) {
+            host->error(host, "Newton: non-finite residual after %d iterations",
+                        iterations);
+            status = WB_ERR_NONFINITE;
+            break;
+        }
+        int small_step = opt->step_tol <= 0.0 || iterations == 0 ||
+                         step_norm <= opt->step_tol * (1.0 + max_abs(n, x));
+        if (residual_norm <= opt->tol && small_step)
+            break;
+        if (iterations >= opt->max_iter) {
+            host->error(host, "Newton did not converge in %d iterations "
+                        "(residual %.3e, tolerance %.3e)",
+                        iterations, residual_norm, opt->tol);
+            status = WB_ERR_NEWTON;
+            break;
+        }
+        if (!opt->simplified || !have_factors) {
+            status = form_jacobian(host, ws, residual, jacobian, user, x, opt,
+                                   stats);
+            if (status != WB_OK)
+                break;
+            have_factors = 1;
+        }
+        for (int i = 0; i < n; i++)
+            ws->update[i] = ws->residual[i];
+        status = linalg_lu_solve(host, n, 1, ws->jacobian, ws->pivots,
+                                 ws->update);
+        if (stats)
+            stats->linear_solves++;
+        if (status != WB_OK)
+            break;
+        for (int i = 0; i < n; i++)
+            x[i] -= ws->update[i];
+        step_norm = max_abs(n, ws->update);
+        iterations++;
+        if (stats)
+            stats->newton_iterations++;
+    }
+    if (report) {
+        report->iterations = iterations;
+        report->residual_norm = residual_norm;
+        report->step_norm = step_norm;
+    }
+    return status;
+}

@@ -1,0 +1,55 @@
+/* Plugin discovery, loading and validation. */
+#ifndef CORE_PLUGINS_H
+#define CORE_PLUGINS_H
+
+#include <workbench/workbench.h>
+
+typedef struct plugin {
+    char *path;
+    void *handle;
+    const wb_plugin_entry *entry;
+    const wb_model_class *model;   /* kind == WB_KIND_MODEL      */
+    const wb_family *family;       /* kind == WB_KIND_INTEGRATOR */
+} plugin;
+
+/* A file the host looked at and refused, with the reason. */
+typedef struct plugin_rejection {
+    char *path;
+    char *reason;
+} plugin_rejection;
+
+/* Search directories, in priority order: added ones first, then the
+ * WORKBENCH_PLUGIN_PATH entries, then the folders next to the executable
+ * (build tree: <exe dir>/plugins and <exe dir>/models; install tree:
+ * <exe dir>/../lib/workbench/plugins).  A name found twice keeps the
+ * first. */
+void plugins_add_search_dir(const char *dir);
+void plugins_set_executable(const char *argv0);
+
+/* Load every plugin once (idempotent).  Refused files are recorded and
+ * warned about; loading carries on. */
+void plugins_discover(void);
+
+/* Load one file now, without a search.  Returns NULL (message in
+ * host_last_error) when refused. */
+const plugin *plugins_load_file(const char *path);
+
+int plugins_count(void);
+const plugin *plugins_at(int index);
+int plugins_rejection_count(void);
+const plugin_rejection *plugins_rejection_at(int index);
+int plugins_search_dir_count(void);
+const char *plugins_search_dir_at(int index);
+
+const plugin *plugins_find_model(const char *name);
+const plugin *plugins_find_family(const char *name);
+/* "family.method", or a method name that is unique over all families.
+ * NULL with a message listing the candidates otherwise. */
+const wb_method *plugins_find_method(const char *spec, const plugin **family);
+
+void plugins_unload_all(void);
+
+/* The model capabilities a class declares (WB_CAP_* bits, static). */
+unsigned plugins_model_extensions(const wb_model_class *cls);
+
+#endif

@@ -1,0 +1,169 @@
+/* Planar pendulum in Cartesian coordinates.
+ *
+ *   q = (x, y) in R^2, gravity along -y,
+ *   H = |p|^2 / (2m) + m g y,   g(q) = |q|^2 - l^2   (one constraint).
+ *
+ * Default initial state: hanging straight down, q0 = (0, -l), with the
+ * horizontal speed sqrt(g l), which swings to 60 degrees (for m = l = g = 1
+ * this is the line-integral paper's pendulum: q0 = (0,-1), p0 = (1,0)). */
+#include <workbench/workbench.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pendulum {
+    double m, l, g;
+} pendulum;
+
+enum { P_M, P_L, P_G };
+static const wb_param_spec params[] = {
+    {"m", 1.0, 1e-12, 1e12, "mass"},
+    {"l", 1.0, 1e-12, 1e12, "rod length"},
+    {"g", 9.81, 0.0, 1e12, "gravitational acceleration"},
+};
+
+static int create(const wb_host *host, const double *values, void **self, wb_model_info *info)
+{
+    pendulum *p = malloc(sizeof *p);
+    if (!p) {
+        host->error(host, "pendulum: out of memory");
+        return WB_ERR_NOMEM;
+    }
+    p->m = values[P_M], p->l = values[P_L], p->g = values[P_G];
+    *self = p;
+    info->nq = info->nv = 2;
+    info->n_holonomic = 1;
+    info->mass_constant = 1;
+    return WB_OK;
+}
+
+static void destroy(void *self) { free(self); }
+
+static void mass(void *self, const double *q, double *M)
+{
+    const pendulum *p = self;
+    (void)q;
+    M[0] = M[3] = p->m;
+    M[1] = M[2] = 0.0;
+}
+
+static void mass_solve(void *self, const double *q, const double *mom, double *v)
+{
+    const pendulum *p = self;
+    (void)q;
+    v[0] = mom[0] / p->m;
+    v[1] = mom[1] / p->m;
+}
+
+static double potential(void *self, const double *q)
+{
+    const pendulum *p = self;
+    return p->m * p->g * q[1];
+}
+
+static void potential_gradient(void *self, const double *q, double *grad)
+{
+    const pendulum *p = self;
+    (void)q;
+    grad[0] = 0.0;
+    grad[1] = p->m * p->g;
+}
+
+static void potential_hessian(void *self, const double *q, double *H)
+{
+    (void)self, (void)q;
+    memset(H, 0, 4 * sizeof(double));
+}
+
+static void constraints(void *self, const double *q, double *g)
+{
+    const pendulum *p = self;
+    g[0] = q[0] * q[0] + q[1] * q[1] - p->l * p->l;
+}
+
+static void jacobian(void *self, const double *q, double *G)
+{
+    (void)self;
+    G[0] = 2.0 * q[0];
+    G[1] = 2.0 * q[1];
+}
+
+static void hessian_contract(void *self, const double *q, const double *mu, double *T)
+{
+    (void)self, (void)q;
+    T[0] = T[3] = 2.0 * mu[0];
+    T[1] = T[2] = 0.0;
+}
+
+static void hessian_vector(void *self, const double *q, const double *w, double *B)
+{
+    (void)self, (void)q;
+    B[0] = 2.0 * w[0];
+    B[1] = 2.0 * w[1];
+}
+
+static void initial(void *self, double *q, double *mom)
+{
+    const pendulum *p = self;
+    q[0] = 0.0;
+    q[1] = -p->l;
+    mom[0] = p->m * sqrt(p->g * p->l);
+    mom[1] = 0.0;
+}
+
+static const wb_mechanical_ext mechanical = {
+    .struct_size = sizeof(wb_mechanical_ext),
+    .mass = mass,
+    .mass_solve = mass_solve,
+    .potential = potential,
+    .potential_gradient = potential_gradient,
+    .potential_hessian = potential_hessian,
+};
+
+static const wb_holonomic_ext holonomic = {
+    .struct_size = sizeof(wb_holonomic_ext),
+    .flags = WB_HOLONOMIC_QUADRATIC,
+    .constraints = constraints,
+    .jacobian = jacobian,
+    .hessian_contract = hessian_contract,
+    .hessian_vector = hessian_vector,
+};
+
+static const wb_initial_state_ext initial_state = {
+    .struct_size = sizeof(wb_initial_state_ext),
+    .initial = initial,
+};
+
+static const void *get_extension(const char *id)
+{
+    if (strcmp(id, WB_EXT_MECHANICAL) == 0)
+        return &mechanical;
+    if (strcmp(id, WB_EXT_HOLONOMIC) == 0)
+        return &holonomic;
+    if (strcmp(id, WB_EXT_INITIAL_STATE) == 0)
+        return &initial_state;
+    return NULL;
+}
+
+static const wb_model_class pendulum_class = {
+    .struct_size = sizeof(wb_model_class),
+    .name = "pendulum",
+    .doc = "planar pendulum in Cartesian coordinates, g(q) = |q|^2 - l^2",
+    .params = params,
+    .n_params = sizeof params / sizeof params[0],
+    .create = create,
+    .destroy = destroy,
+    .get_extension = get_extension,
+};
+
+WB_PLUGIN_ENTRY = {
+    .abi_major = WB_ABI_MAJOR,
+    .abi_minor = WB_ABI_MINOR,
+    .struct_size = sizeof(wb_plugin_entry),
+    .kind = WB_KIND_MODEL,
+    .name = "pendulum",
+    .version = "1.0",
+    .description = "planar pendulum, Cartesian coordinates, one holonomic constraint",
+    .descriptor = &pendulum_class,
+};

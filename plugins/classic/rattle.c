@@ -1,0 +1,314 @@
+/* SHAKE and RATTLE (Hairer-Lubich-Wanner VII.1.4) for a constant mass
+ * matrix, q' = M^-1 p, p' = -grad V - G^T lambda, g(q) = 0:
+ *
+ *   p_{1/2} = p0 - h/2 (grad V(q0) + G(q0)^T lambda)
+ *   q1      = q0 + h M^-1 p_{1/2},          g(q1) = 0       (Newton, m unknowns)
+ *   p1      = p_{1/2} - h/2 (grad V(q1) + G(q1)^T mu)
+ *
+ * RATTLE chooses mu so that G(q1) M^-1 p1 = 0 (a linear m x m solve): it is
+ * symplectic, symmetric, of order 2, with both constraint levels at the
+ * nodes.  SHAKE, written as a one-step method, reuses mu = lambda: the
+ * positions are SHAKE's, the velocity constraint is not imposed (it holds
+ * to O(h^2) only). */
+#include "classic.h"
+#include "wb_vec.h"
+
+#include <stdlib.h>
+
+typedef struct rattle {
+    const wb_host *host;
+    const wb_model *model;
+    int n, m;
+    int project_velocity;       /* 1 RATTLE, 0 SHAKE */
+    wb_newton *newton;
+    wb_newton_options newton_options;
+    double h;                   /* step of the current Newton solve */
+    /* per-step work, allocated once */
+    double *drift;              /* q0 + h M^-1 (p0 - h/2 grad V(q0)) */
+    double *W;                  /* M^-1 G(q0)^T, n x m (column k contiguous) */
+    double *q1, *G1;            /* trial position, G(q1) */
+    double *grad0, *G0;         /* grad V and G at the step's start (FSAL cache) */
+    double *cached_q;           /* the q grad0/G0 belong to */
+    int cache_valid;
+    double *half, *tmp, *S, *lambda, *mu, *saved_lambda;
+    int *pivots;
+} rattle;
+
+enum { OPT_TOL, OPT_MAX_ITER };
+static const wb_option_spec options[] = {
+    {"tol", WB_OPT_NUMBER, 1e-12, 1e-16, 1e-2, NULL, NULL,
+     "Newton tolerance on max |g(q1)|"},
+    {"max_iter", WB_OPT_INTEGER, 50, 1, 1000, NULL, NULL, "Newton iterations per step"},
+};
+
+static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL};
+
+static const wb_aux_spec shake_aux[] = {
+    {"lambda", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
+     "position multiplier of the step (enters both half kicks)"},
+};
+
+static const wb_aux_spec rattle_aux[] = {
+    {"lambda", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
+     "position multiplier of the step (first half kick)"},
+    {"mu", WB_AUX_HOLONOMIC, 0, WB_AUX_AT_NODE,
+     "velocity multiplier at the step's end (second half kick)"},
+};
+
+static void destroy(void *inst)
+{
+    rattle *r = inst;
+    if (!r)
+        return;
+    if (r->newton)
+        r->host->newton_destroy(r->host, r->newton);
+    free(r->drift);
+    free(r->pivots);
+    free(r);
+}
+
+static int create_common(const wb_host *host, const wb_model *model,
+                         const wb_option_value *opts, void **inst, int project_velocity)
+{
+    if (!model->mass_constant) {
+        host->error(host, "%s needs a constant mass matrix; model '%s' has a configuration-"
+                    "dependent one", project_velocity ? "RATTLE" : "SHAKE", model->name);
+        return WB_ERR_INVALID;
+    }
+    rattle *r = calloc(1, sizeof *r);
+    if (!r)
+        return WB_ERR_NOMEM;
+    const int n = model->nq, m = model->n_holonomic;
+    r->host = host, r->model = model, r->n = n, r->m = m;
+    r->project_velocity = project_velocity;
+    host->newton_defaults(host, &r->newton_options);
+    r->newton_options.tol = opts[OPT_TOL].number;
+    r->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
+    size_t doubles = (size_t)n * 6 + (size_t)m * n * 3 + (size_t)m * m + (size_t)m * 5 + n;
+    r->drift = calloc(doubles, sizeof(double));
+    r->pivots = calloc((size_t)m, sizeof(int));
+    r->newton = host->newton_create(host, m);
+    if (!r->drift || !r->pivots || !r->newton) {
+        destroy(r);
+        return WB_ERR_NOMEM;
+    }
+    double *p = r->drift + n;
+    r->W = p, p += (size_t)m * n;
+    r->q1 = p, p += n;
+    r->G1 = p, p += (size_t)m * n;
+    r->grad0 = p, p += n;
+    r->G0 = p, p += (size_t)m * n;
+    r->cached_q = p, p += n;
+    r->half = p, p += n;
+    r->tmp = p, p += n;
+    r->S = p, p += (size_t)m * m;
+    r->lambda = p, p += m;
+    r->mu = p, p += m;
+    r->saved_lambda = p, p += m;
+    *inst = r;
+    return WB_OK;
+}
+
+static int create_shake(const wb_host *host, const wb_model *model,
+                        const wb_option_value *opts, void **inst)
+{
+    return create_common(host, model, opts, inst, 0);
+}
+
+static int create_rattle(const wb_host *host, const wb_model *model,
+                         const wb_option_value *opts, void **inst)
+{
+    return create_common(host, model, opts, inst, 1);
+}
+
+static int reset(void *inst, double t, const double *q, const double *p)
+{
+    rattle *r = inst;
+    (void)t;
+    r->cache_valid = 0;
+    /* the continuous multiplier is the natural first guess and the node value */
+    if (wb_index1_multiplier(r->model, q, p, r->lambda) != WB_OK)
+        for (int k = 0; k < r->m; k++)
+            r->lambda[k] = 0;
+    vec_copy(r->m, r->lambda, r->mu);
+    return WB_OK;
+}
+
+/* q1(lambda) = drift - h^2/2 W lambda */
+static void trial_position(rattle *r, const double *lambda)
+{
+    const double c = -0.5 * r->h * r->h;
+    vec_copy(r->n, r->drift, r->q1);
+    for (int k = 0; k < r->m; k++)
+        vec_axpy(r->n, c * lambda[k], r->W + (size_t)k * r->n, r->q1);
+}
+
+static int position_residual(void *user, const double *lambda, double *res)
+{
+    rattle *r = user;
+    trial_position(r, lambda);
+    wb_constraints(r->model, r->q1, res);
+    return WB_OK;
+}
+
+/* d g(q1) / d lambda = G(q1) (-h^2/2 W) */
+static int position_jacobian(void *user, const double *lambda, double *J)
+{
+    rattle *r = user;
+    const int n = r->n, m = r->m;
+    const double c = -0.5 * r->h * r->h;
+    trial_position(r, lambda);
+    wb_constraint_jacobian(r->model, r->q1, r->G1);
+    for (int i = 0; i < m; i++)
+        for (int k = 0; k < m; k++)
+            J[i * m + k] = c * vec_dot(n, r->G1 + (size_t)i * n, r->W + (size_t)k * n);
+    return WB_OK;
+}
+
+/* grad V and G at q0, reused from the previous step's end when q0 is it. */
+static void start_values(rattle *r, const double *q0, wb_step_stats *stats)
+{
+    if (r->cache_valid && vec_equal(r->n, q0, r->cached_q))
+        return;
+    wb_potential_gradient(r->model, q0, r->grad0);
+    wb_constraint_jacobian(r->model, q0, r->G0);
+    vec_copy(r->n, q0, r->cached_q);
+    r->cache_valid = 1;
+    stats->function_evals++;
+}
+
+/* mu from G(q1) M^-1 (half - h/2 G1^T mu) = 0, half = p_{1/2} - h/2 grad V(q1). */
+static int velocity_multiplier(rattle *r, const double *q1, wb_step_stats *stats)
+{
+    const int n = r->n, m = r->m;
+    const wb_host *host = r->host;
+    wb_mass_solve(r->model, q1, r->half, r->tmp);
+    for (int i = 0; i < m; i++)
+        r->mu[i] = (2.0 / r->h) * vec_dot(n, r->G0 + (size_t)i * n, r->tmp);
+    for (int k = 0; k < m; k++) {
+        wb_mass_solve(r->model, q1, r->G0 + (size_t)k * n, r->tmp);
+        for (int i = 0; i < m; i++)
+            r->S[i * m + k] = vec_dot(n, r->G0 + (size_t)i * n, r->tmp);
+    }
+    stats->linear_solves++;
+    return host->dense_solve(host, m, 1, r->S, r->pivots, r->mu);
+}
+
+static int step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
+                double *p1, wb_step_stats *stats)
+{
+    rattle *r = inst;
+    const int n = r->n, m = r->m;
+    (void)t;
+    r->h = h;
+    start_values(r, q0, stats);
+    /* drift = q0 + h M^-1 (p0 - h/2 grad V(q0)),  W = M^-1 G(q0)^T */
+    for (int i = 0; i < n; i++)
+        r->tmp[i] = p0[i] - 0.5 * h * r->grad0[i];
+    wb_mass_solve(r->model, q0, r->tmp, r->drift);
+    for (int i = 0; i < n; i++)
+        r->drift[i] = q0[i] + h * r->drift[i];
+    for (int k = 0; k < m; k++)
+        wb_mass_solve(r->model, q0, r->G0 + (size_t)k * n, r->W + (size_t)k * n);
+    vec_copy(m, r->lambda, r->saved_lambda);
+    int status = r->host->newton_solve(r->host, r->newton, position_residual, position_jacobian,
+                                       r, r->lambda, &r->newton_options, stats, NULL);
+    if (status != WB_OK) {
+        vec_copy(m, r->saved_lambda, r->lambda);
+        return status;
+    }
+    trial_position(r, r->lambda);
+    vec_copy(n, r->q1, q1);
+    /* p_{1/2}, then the new start values (they are the next step's cache) */
+    for (int i = 0; i < n; i++)
+        r->half[i] = p0[i] - 0.5 * h * r->grad0[i];
+    for (int k = 0; k < m; k++)
+        vec_axpy(n, -0.5 * h * r->lambda[k], r->G0 + (size_t)k * n, r->half);
+    wb_potential_gradient(r->model, q1, r->grad0);
+    wb_constraint_jacobian(r->model, q1, r->G0);
+    vec_copy(n, q1, r->cached_q);
+    stats->function_evals++;
+    vec_axpy(n, -0.5 * h, r->grad0, r->half);
+    if (r->project_velocity) {
+        status = velocity_multiplier(r, q1, stats);
+        if (status != WB_OK) {
+            r->cache_valid = 0;
+            vec_copy(m, r->saved_lambda, r->lambda);
+            return status;
+        }
+    } else {
+        vec_copy(m, r->lambda, r->mu);
+    }
+    vec_copy(n, r->half, p1);
+    for (int k = 0; k < m; k++)
+        vec_axpy(n, -0.5 * h * r->mu[k], r->G0 + (size_t)k * n, p1);
+    return WB_OK;
+}
+
+static void aux_values(const void *inst, double *out)
+{
+    const rattle *r = inst;
+    vec_copy(r->m, r->lambda, out);
+    if (r->project_velocity)
+        vec_copy(r->m, r->mu, out + r->m);
+}
+
+static int describe_rattle(const wb_option_value *opts, wb_method_props *out)
+{
+    (void)opts;
+    out->order = 2;
+    out->multiplier_order = 2;
+    out->flags = WB_PROP_SYMPLECTIC | WB_PROP_SYMMETRIC | WB_PROP_MOMENTUM_CONSERVING |
+                 WB_PROP_POSITION_CONSTRAINT | WB_PROP_VELOCITY_CONSTRAINT;
+    return WB_OK;
+}
+
+static int describe_shake(const wb_option_value *opts, wb_method_props *out)
+{
+    (void)opts;
+    out->order = 2;
+    out->multiplier_order = 0;
+    out->flags = WB_PROP_POSITION_CONSTRAINT;
+    return WB_OK;
+}
+
+const wb_method classic_shake = {
+    .struct_size = sizeof(wb_method),
+    .name = "shake",
+    .doc = "SHAKE as a one-step method: positions on the constraint, mu = lambda",
+    .options = options,
+    .n_options = sizeof options / sizeof options[0],
+    .requires = requires,
+    .handles = WB_HANDLES_HOLONOMIC,
+    .order_doc = "2",
+    .property_flags = WB_PROP_POSITION_CONSTRAINT,
+    .aux = shake_aux,
+    .n_aux = 1,
+    .describe = describe_shake,
+    .create = create_shake,
+    .destroy = destroy,
+    .reset = reset,
+    .step = step,
+    .aux_values = aux_values,
+};
+
+const wb_method classic_rattle = {
+    .struct_size = sizeof(wb_method),
+    .name = "rattle",
+    .doc = "RATTLE: symplectic, symmetric, order 2, g = 0 and G M^-1 p = 0 at the nodes",
+    .options = options,
+    .n_options = sizeof options / sizeof options[0],
+    .requires = requires,
+    .handles = WB_HANDLES_HOLONOMIC,
+    .order_doc = "2",
+    .property_flags = WB_PROP_SYMPLECTIC | WB_PROP_SYMMETRIC | WB_PROP_MOMENTUM_CONSERVING |
+                      WB_PROP_POSITION_CONSTRAINT | WB_PROP_VELOCITY_CONSTRAINT,
+    .aux = rattle_aux,
+    .n_aux = 2,
+    .describe = describe_rattle,
+    .create = create_rattle,
+    .destroy = destroy,
+    .reset = reset,
+    .step = step,
+    .aux_values = aux_values,
+};
