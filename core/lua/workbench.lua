@@ -289,7 +289,7 @@ function wb.plot(spec)
   for _, c in ipairs(spec.commands or {}) do lines[#lines + 1] = c end
   local plots = {}
   for i, s in ipairs(spec.series) do
-    plots[i] = format("%s index %d using 1:2 with %s %s title %s",
+    plots[i] = format("%s index %d using 1:2 with %s %s title %s noenhanced",
                       i == 1 and quote(datafile) or '""', i - 1, s.with or "lines",
                       s.style or "lw 1.5", quote(s.title or ""))
   end

@@ -223,7 +223,7 @@ wb_method_props method_config_props(const method_config *cfg)
 
 /* ---- instances ---------------------------------------------------------------- */
 
-static int check_compatible(const method_config *cfg, const model_instance *mi)
+int integrator_check_compatible(const method_config *cfg, const model_instance *mi)
 {
     const wb_method *m = cfg->method;
     const wb_model *view = model_instance_view(mi);
@@ -242,8 +242,8 @@ static int check_compatible(const method_config *cfg, const model_instance *mi)
         const char *what;
         int count;
     } kinds[] = {
-        {view->n_holonomic > 0, WB_HANDLES_HOLONOMIC, "holonomic constraints", view->n_holonomic},
-        {view->n_nonholonomic > 0, WB_HANDLES_NONHOLONOMIC, "nonholonomic constraints",
+        {view->n_holonomic > 0, WB_HANDLES_HOLONOMIC, "holonomic constraint(s)", view->n_holonomic},
+        {view->n_nonholonomic > 0, WB_HANDLES_NONHOLONOMIC, "nonholonomic constraint(s)",
          view->n_nonholonomic},
         {(view->capabilities & WB_CAP_LIE_GROUP) != 0, WB_HANDLES_LIE_GROUP,
          "a Lie-group configuration space", 0},
@@ -298,7 +298,7 @@ static int resolve_aux(integrator *it)
 
 integrator *integrator_create(const method_config *cfg, model_instance *mi)
 {
-    if (check_compatible(cfg, mi) != 0)
+    if (integrator_check_compatible(cfg, mi) != 0)
         return NULL;
     integrator *it = calloc(1, sizeof *it);
     if (!it) {

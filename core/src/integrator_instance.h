@@ -43,6 +43,10 @@ typedef struct integrator {
     int aux_total;
 } integrator;
 
+/* 0 when `cfg` can integrate `mi` (required extensions, constraint kinds),
+ * else -1 with the reason in host_last_error(). */
+int integrator_check_compatible(const method_config *cfg, const model_instance *mi);
+
 /* Checks that `cfg` can integrate `mi` (required extensions, constraint
  * kinds), then creates the plugin instance.  NULL with a message naming
  * the method and the model otherwise. */

@@ -112,6 +112,20 @@ static int method_with(lua_State *L)
     return 1;
 }
 
+/* m:applies_to(model) -> true, or false and the reason. */
+static int method_applies_to(lua_State *L)
+{
+    lua_method *lm = lua_check_method(L, 1);
+    lua_model *model = lua_check_model(L, 2);
+    if (integrator_check_compatible(lm->config, model->instance) == 0) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushboolean(L, 0);
+    lua_pushstring(L, host_last_error());
+    return 2;
+}
+
 static int method_gc(lua_State *L)
 {
     lua_method *lm = lua_check_method(L, 1);
@@ -211,7 +225,11 @@ static int method_tostring(lua_State *L)
 
 void lua_method_register(lua_State *L)
 {
-    static const luaL_Reg methods[] = {{"with", method_with}, {NULL, NULL}};
+    static const luaL_Reg methods[] = {
+        {"with", method_with},
+        {"applies_to", method_applies_to},
+        {NULL, NULL},
+    };
     luaL_newmetatable(L, LUA_METHOD_TYPE);
     lua_pushcfunction(L, method_gc);
     lua_setfield(L, -2, "__gc");

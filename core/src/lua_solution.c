@@ -1,6 +1,7 @@
 /* The solution object returned by wb.integrate. */
 #include "lua_api.h"
 #include "host.h"
+#include "output.h"
 
 #include <math.h>
 #include <string.h>
@@ -117,7 +118,7 @@ static int solution_max(lua_State *L)
 static int solution_write(lua_State *L)
 {
     solution *s = stored(L, 1);
-    const char *path = luaL_checkstring(L, 2);
+    const char *path = output_path(luaL_checkstring(L, 2));
     atomic_file f;
     if (atomic_open(&f, path) != 0)
         return lua_host_error(L);

@@ -446,7 +446,7 @@ static void add_environment_dirs(void)
 static void add_executable_dirs(void)
 {
     static const char *const relative[] = {"plugins", "models",
-                                           "../lib/workbench/plugins"};
+                                           WB_INSTALLED_PLUGINS_FROM_BIN};
     if (!executable_dir[0])
         return;
     for (size_t i = 0; i < sizeof relative / sizeof relative[0]; i++) {

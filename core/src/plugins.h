@@ -20,8 +20,9 @@ typedef struct plugin_rejection {
 
 /* Search directories, in priority order: added ones first, then the
  * WORKBENCH_PLUGIN_PATH entries, then the folders next to the executable
- * (build tree: <exe dir>/plugins and <exe dir>/models; install tree:
- * <exe dir>/../lib/workbench/plugins).  A name found twice keeps the
+ * (build tree: <exe dir>/plugins and <exe dir>/models; install tree: the
+ * plugin folder relative to the installed binary, ../lib/workbench/plugins
+ * or ../lib/<multiarch>/workbench/plugins).  A name found twice keeps the
  * first. */
 void plugins_add_search_dir(const char *dir);
 void plugins_set_executable(const char *argv0);

@@ -257,7 +257,7 @@ static int describe_rattle(const wb_option_value *opts, wb_method_props *out)
 {
     (void)opts;
     out->order = 2;
-    out->multiplier_order = 2;
+    out->multiplier_order = 1; /* lambda and mu each; their mean is second order */
     out->flags = WB_PROP_SYMPLECTIC | WB_PROP_SYMMETRIC | WB_PROP_MOMENTUM_CONSERVING |
                  WB_PROP_POSITION_CONSTRAINT | WB_PROP_VELOCITY_CONSTRAINT;
     return WB_OK;
