@@ -5,7 +5,8 @@
  * so every call here uses the column-major _work routines: a row-major
  * matrix is the column-major storage of its transpose, and dgetrs with
  * trans = 'T' solves with the original matrix.  Symmetric matrices need
- * no such care. */
+ * no transposition, but LAPACK reads one triangle only: the row-major
+ * lower triangle that host.h promises is the column-major 'U' one. */
 #include "host.h"
 
 #include <lapacke.h>
@@ -73,7 +74,7 @@ int linalg_cholesky_factor(const wb_host *host, int n, double *A)
                     n, n);
         return WB_ERR_NONFINITE;
     }
-    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, A, n);
+    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', n, A, n);
     if (info > 0) {
         host->error(host, "cholesky_factor: the %dx%d matrix is not positive definite "
                     "(leading minor %d)", n, n, (int)info);
@@ -89,7 +90,7 @@ int linalg_cholesky_factor(const wb_host *host, int n, double *A)
 int linalg_cholesky_solve(const wb_host *host, int n, int nrhs,
                           const double *L, double *B)
 {
-    lapack_int info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, nrhs, L, n,
+    lapack_int info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', n, nrhs, L, n,
                                           B, n);
     if (info != 0) {
         host->error(host, "cholesky_solve: LAPACK rejected argument %d", (int)-info);

@@ -421,8 +421,11 @@ static void load_directory(const char *dir)
         host_clear_error();
         if (!plugins_load_file(path)) {
             const char *reason = host_last_error();
-            if (strstr(reason, "is already loaded from"))
-                continue; /* shadowed by an earlier search directory */
+            if (strstr(reason, "is already loaded from")) {
+                /* shadowed by an earlier search folder: the first one wins */
+                host_services()->log(host_services(), WB_LOG_INFO, "%s (ignored)", reason);
+                continue;
+            }
             host_warn("%s", reason);
             record_rejection(path, reason);
         }

@@ -26,7 +26,8 @@
 typedef struct wb_host wb_host;
 
 /* Counters a step accumulates; the host owns the struct and passes it to
- * step().  Plugins only ever add to the fields. */
+ * step().  The driver counts `steps` itself; plugins only ever add to the
+ * other fields (never to `steps`, which would count every step twice). */
 typedef struct wb_step_stats {
     uint32_t struct_size;
     uint64_t steps;              /* successful steps                        */

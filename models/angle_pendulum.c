@@ -1,0 +1,116 @@
+/* The pendulum in its angle: the unconstrained pendulum.
+ *
+ *   q = theta (from the downward vertical),  p = m l^2 theta',
+ *   H = p^2 / (2 m l^2) - m g l cos(theta).
+ *
+ * Default initial state: theta0 = 0 with angular speed sqrt(g / l), which
+ * swings to 60 degrees -- the same motion as the `pendulum` model's default
+ * in Cartesian coordinates.  Smooth, bounded and nonlinear: the test
+ * problem for convergence orders of unconstrained methods. */
+#include <workbench/workbench.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct angle_pendulum {
+    double m, l, g;
+} angle_pendulum;
+
+static const wb_param_spec params[] = {
+    {"m", 1.0, 1e-12, 1e12, "mass"},
+    {"l", 1.0, 1e-12, 1e12, "rod length"},
+    {"g", 9.81, 0.0, 1e12, "gravitational acceleration"},
+};
+
+static int create(const wb_host *host, const double *values, void **self, wb_model_info *info)
+{
+    angle_pendulum *a = malloc(sizeof *a);
+    if (!a) {
+        host->error(host, "angle_pendulum: out of memory");
+        return WB_ERR_NOMEM;
+    }
+    a->m = values[0], a->l = values[1], a->g = values[2];
+    *self = a;
+    info->nq = info->nv = 1;
+    info->mass_constant = 1;
+    return WB_OK;
+}
+
+static void destroy(void *self) { free(self); }
+
+static void mass(void *self, const double *q, double *M)
+{
+    const angle_pendulum *a = self;
+    (void)q;
+    M[0] = a->m * a->l * a->l;
+}
+
+static double potential(void *self, const double *q)
+{
+    const angle_pendulum *a = self;
+    return -a->m * a->g * a->l * cos(q[0]);
+}
+
+static void potential_gradient(void *self, const double *q, double *g)
+{
+    const angle_pendulum *a = self;
+    g[0] = a->m * a->g * a->l * sin(q[0]);
+}
+
+static void potential_hessian(void *self, const double *q, double *H)
+{
+    const angle_pendulum *a = self;
+    H[0] = a->m * a->g * a->l * cos(q[0]);
+}
+
+static void initial(void *self, double *q, double *p)
+{
+    const angle_pendulum *a = self;
+    q[0] = 0.0;
+    p[0] = a->m * a->l * a->l * sqrt(a->g / a->l);
+}
+
+static const wb_mechanical_ext mechanical = {
+    .struct_size = sizeof(wb_mechanical_ext),
+    .mass = mass,
+    .potential = potential,
+    .potential_gradient = potential_gradient,
+    .potential_hessian = potential_hessian,
+};
+
+static const wb_initial_state_ext initial_state = {
+    .struct_size = sizeof(wb_initial_state_ext),
+    .initial = initial,
+};
+
+static const void *get_extension(const char *id)
+{
+    if (strcmp(id, WB_EXT_MECHANICAL) == 0)
+        return &mechanical;
+    if (strcmp(id, WB_EXT_INITIAL_STATE) == 0)
+        return &initial_state;
+    return NULL;
+}
+
+static const wb_model_class angle_pendulum_class = {
+    .struct_size = sizeof(wb_model_class),
+    .name = "angle_pendulum",
+    .doc = "the pendulum in its angle, H = p^2/(2 m l^2) - m g l cos(theta), unconstrained",
+    .params = params,
+    .n_params = sizeof params / sizeof params[0],
+    .create = create,
+    .destroy = destroy,
+    .get_extension = get_extension,
+};
+
+WB_PLUGIN_ENTRY = {
+    .abi_major = WB_ABI_MAJOR,
+    .abi_minor = WB_ABI_MINOR,
+    .struct_size = sizeof(wb_plugin_entry),
+    .kind = WB_KIND_MODEL,
+    .name = "angle_pendulum",
+    .version = "1.0",
+    .description = "the unconstrained pendulum in its angle",
+    .descriptor = &angle_pendulum_class,
+};

@@ -1,0 +1,78 @@
+/* A partitioned Runge-Kutta step for Hamilton's equations of a mechanical
+ * model, shared by the `rk` and `prk` families (compiled into both; plugins
+ * link against nothing but libm):
+ *
+ *   q' = f(q, p) = M(q)^-1 p,    p' = g(q, p) = -grad V(q) - dT/dq(q, p),
+ *   Q_i = q0 + h sum_j a_ij  f(Q_j, P_j),   q1 = q0 + h sum_j b_j  f(Q_j, P_j),
+ *   P_i = p0 + h sum_j a2_ij g(Q_j, P_j),   p1 = p0 + h sum_j b2_j g(Q_j, P_j).
+ *
+ * A plain Runge-Kutta method is the case a2 = a, b2 = b.  Explicit
+ * tableaux are evaluated stage by stage; implicit ones solve for the stage
+ * increments Z_i = (Q_i - q0, P_i - p0) by full Newton, simplified Newton
+ * (one Jacobian and one LU per step) or fixed-point iteration, run to
+ * machine precision by default (until the increment vanishes or stops
+ * decreasing).  The update uses compensated summation, as in Hairer's GNI
+ * codes, so that round-off grows like a random walk. */
+#ifndef STAGE_SOLVER_H
+#define STAGE_SOLVER_H
+
+#include <workbench/workbench.h>
+
+typedef enum stage_iteration {
+    ITERATE_NEWTON = 0,
+    ITERATE_SIMPLIFIED = 1,
+    ITERATE_FIXED_POINT = 2
+} stage_iteration;
+
+typedef struct stage_solver_config {
+    const wb_tableau *tableau;  /* a, b, c for q; a2, b2 for p when paired */
+    int partitioned;            /* 1: use a2, b2 for p (tableau must be a pair) */
+    int iteration;              /* stage_iteration */
+    double tol;                 /* 0: iterate to machine precision */
+    int max_iter;
+    int compensated;            /* compensated summation of the update */
+} stage_solver_config;
+
+typedef struct stage_solver stage_solver;
+
+/* NULL with the reason reported through host->error. */
+stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
+                                  const stage_solver_config *config, int *status);
+void stage_solver_destroy(stage_solver *s);
+void stage_solver_reset(stage_solver *s);
+int stage_solver_step(stage_solver *s, double h, const double *q0, const double *p0,
+                      double *q1, double *p1, wb_step_stats *stats);
+
+/* ---- the method callbacks shared by rk and prk ---------------------------- */
+
+/* Their options, in this order. */
+enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER,
+       STAGE_OPT_COMPENSATED, STAGE_OPT_COUNT };
+#define STAGE_SOLVER_OPTIONS(default_tableau, tableau_doc)                                  \
+    {                                                                                       \
+        {"tableau", WB_OPT_TABLEAU, 0, 0, 0, default_tableau, NULL, tableau_doc},           \
+        {"iteration", WB_OPT_CHOICE, 0, 0, 0, "simplified", "simplified|newton|fixed_point", \
+         "implicit stages: simplified Newton (one LU per step), full Newton, or fixed-point "\
+         "iteration"},                                                                      \
+        {"tol", WB_OPT_NUMBER, 0, 0, 1e-3, NULL, NULL,                                      \
+         "stop when the stage increment is below tol; 0 iterates to machine precision "     \
+         "(until it vanishes or stops decreasing)"},                                        \
+        {"max_iter", WB_OPT_INTEGER, 50, 1, 10000, NULL, NULL, "stage iterations per step"}, \
+        {"compensated", WB_OPT_BOOLEAN, 1, 0, 1, NULL, NULL,                                \
+         "compensated summation of the update (round-off grows like a random walk)"},      \
+    }
+
+int stage_method_create_rk(const wb_host *host, const wb_model *model,
+                           const wb_option_value *opts, void **inst);
+int stage_method_create_prk(const wb_host *host, const wb_model *model,
+                            const wb_option_value *opts, void **inst);
+void stage_method_destroy(void *inst);
+int stage_method_reset(void *inst, double t, const double *q, const double *p);
+int stage_method_step(void *inst, double t, double h, const double *q0, const double *p0,
+                      double *q1, double *p1, wb_step_stats *stats);
+/* Order and properties of the tableau (tree order up to 8, beyond it the
+ * bound from the simplifying assumptions B, C, D). */
+int stage_method_describe_rk(const wb_option_value *opts, wb_method_props *out);
+int stage_method_describe_prk(const wb_option_value *opts, wb_method_props *out);
+
+#endif
