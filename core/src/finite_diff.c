@@ -3,18 +3,28 @@
  * Each routine differentiates the next lower derivative the view offers
  * (which is analytic when the model provides it), so a fallback Hessian
  * of V differentiates the model's gradient when there is one.  The step
- * cbrt(eps) * max(1, |x|) balances truncation and round-off for central
- * differences (error about 1e-10 relative for smooth functions). */
+ * grows with the depth of the function differentiated (fd_step): for an
+ * analytic one cbrt(eps) max(1, |x|), error about 1e-10 relative; each
+ * further level trades some accuracy for robustness to the inner noise. */
 #include "model_instance.h"
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
-double fd_step(double x)
+double fd_step(double x, int inner)
 {
-    static const double base = 6.0554544523933395e-06; /* cbrt(DBL_EPSILON) */
-    return base * fmax(1.0, fabs(x));
+    /* A central difference with step h of a function with noise d errs by
+     * about h^2 + d/h, least at h = d^(1/3), leaving d^(2/3).  From eps:
+     * steps eps^(1/3), eps^(2/9), eps^(4/27), eps^(8/81), leaving about
+     * 1e-10, 1e-7, 2e-5, 3e-4 relative. */
+    static const double base[] = {6.0554544523933429e-06, 3.3222412113632265e-04,
+                                  4.7968275719156676e-03, 2.8442607289752678e-02};
+    if (inner < 0)
+        inner = 0;
+    if (inner > 3)
+        inner = 3;
+    return base[inner] * fmax(1.0, fabs(x));
 }
 
 static int max_dim(const wb_model *m)
@@ -54,12 +64,12 @@ static fd_work split(const wb_model *m, double *scratch)
 typedef void (*vector_map)(const wb_model *m, const void *arg, fd_work *w,
                            const double *x, double *out);
 
-static void central_jacobian(const wb_model *m, vector_map F, const void *arg,
+static void central_jacobian(const wb_model *m, vector_map F, const void *arg, int inner,
                              fd_work *w, int n, int k, const double *x, double *J)
 {
     memcpy(w->x, x, (size_t)n * sizeof(double));
     for (int j = 0; j < n; j++) {
-        const double h = fd_step(x[j]);
+        const double h = fd_step(x[j], inner);
         w->x[j] = x[j] + h;
         const double hp = w->x[j] - x[j];
         F(m, arg, w, w->x, w->plus);
@@ -79,7 +89,7 @@ void fd_potential_gradient(const wb_model *m, double *scratch, const double *q, 
     fd_work w = split(m, scratch);
     memcpy(w.x, q, (size_t)m->nq * sizeof(double));
     for (int j = 0; j < m->nq; j++) {
-        const double h = fd_step(q[j]);
+        const double h = fd_step(q[j], 0);
         w.x[j] = q[j] + h;
         const double hp = w.x[j] - q[j];
         const double vp = wb_potential(m, w.x);
@@ -98,10 +108,11 @@ static void map_gradient(const wb_model *m, const void *arg, fd_work *w,
     wb_potential_gradient(m, x, out);
 }
 
-void fd_potential_hessian(const wb_model *m, double *scratch, const double *q, double *H)
+void fd_potential_hessian(const wb_model *m, int inner, double *scratch, const double *q,
+                          double *H)
 {
     fd_work w = split(m, scratch);
-    central_jacobian(m, map_gradient, NULL, &w, m->nq, m->nq, q, H);
+    central_jacobian(m, map_gradient, NULL, inner, &w, m->nq, m->nq, q, H);
     for (int i = 0; i < m->nq; i++) /* symmetrise: the exact Hessian is */
         for (int j = 0; j < i; j++) {
             double s = 0.5 * (H[i * m->nq + j] + H[j * m->nq + i]);
@@ -124,7 +135,7 @@ void fd_kinetic_gradient(const wb_model *m, double *scratch, const double *q,
                          const double *p, double *g)
 {
     fd_work w = split(m, scratch);
-    central_jacobian(m, map_kinetic, p, &w, m->nq, 1, q, g);
+    central_jacobian(m, map_kinetic, p, 0, &w, m->nq, 1, q, g);
 }
 
 /* ---- holonomic --------------------------------------------------------------- */
@@ -139,7 +150,7 @@ static void map_constraints(const wb_model *m, const void *arg, fd_work *w,
 void fd_constraint_jacobian(const wb_model *m, double *scratch, const double *q, double *G)
 {
     fd_work w = split(m, scratch);
-    central_jacobian(m, map_constraints, NULL, &w, m->nq, m->n_holonomic, q, G);
+    central_jacobian(m, map_constraints, NULL, 0, &w, m->nq, m->n_holonomic, q, G);
 }
 
 /* out = G(x)^T mu */
@@ -156,11 +167,11 @@ static void map_jacobian_transpose(const wb_model *m, const void *arg, fd_work *
     }
 }
 
-void fd_constraint_hessian_contract(const wb_model *m, double *scratch, const double *q,
-                                    const double *mu, double *T)
+void fd_constraint_hessian_contract(const wb_model *m, int inner, double *scratch,
+                                    const double *q, const double *mu, double *T)
 {
     fd_work w = split(m, scratch);
-    central_jacobian(m, map_jacobian_transpose, mu, &w, m->nq, m->nq, q, T);
+    central_jacobian(m, map_jacobian_transpose, mu, inner, &w, m->nq, m->nq, q, T);
 }
 
 /* out = G(x) w */
@@ -177,11 +188,11 @@ static void map_jacobian_times(const wb_model *m, const void *arg, fd_work *w,
     }
 }
 
-void fd_constraint_hessian_vector(const wb_model *m, double *scratch, const double *q,
-                                  const double *v, double *B)
+void fd_constraint_hessian_vector(const wb_model *m, int inner, double *scratch,
+                                  const double *q, const double *v, double *B)
 {
     fd_work w = split(m, scratch);
-    central_jacobian(m, map_jacobian_times, v, &w, m->nq, m->n_holonomic, q, B);
+    central_jacobian(m, map_jacobian_times, v, inner, &w, m->nq, m->n_holonomic, q, B);
 }
 
 typedef struct mu_w {
@@ -202,12 +213,12 @@ static void map_contract_times(const wb_model *m, const void *arg, fd_work *w,
     }
 }
 
-void fd_constraint_third_contract(const wb_model *m, double *scratch, const double *q,
-                                  const double *mu, const double *v, double *D)
+void fd_constraint_third_contract(const wb_model *m, int inner, double *scratch,
+                                  const double *q, const double *mu, const double *v, double *D)
 {
     fd_work w = split(m, scratch);
     mu_w arg = {mu, v};
-    central_jacobian(m, map_contract_times, &arg, &w, m->nq, m->nq, q, D);
+    central_jacobian(m, map_contract_times, &arg, inner, &w, m->nq, m->nq, q, D);
 }
 
 /* ---- nonholonomic --------------------------------------------------------- */
@@ -238,7 +249,7 @@ void fd_nh_jacobian_v(const wb_model *m, double *scratch, const double *q,
 {
     fd_work w = split(m, scratch);
     fixed_point arg = {q, v, NULL};
-    central_jacobian(m, map_phi_of_v, &arg, &w, m->nq, m->n_nonholonomic, v, A);
+    central_jacobian(m, map_phi_of_v, &arg, 0, &w, m->nq, m->n_nonholonomic, v, A);
 }
 
 void fd_nh_jacobian_q(const wb_model *m, double *scratch, const double *q,
@@ -246,7 +257,7 @@ void fd_nh_jacobian_q(const wb_model *m, double *scratch, const double *q,
 {
     fd_work w = split(m, scratch);
     fixed_point arg = {q, v, NULL};
-    central_jacobian(m, map_phi_of_q, &arg, &w, m->nq, m->n_nonholonomic, q, B);
+    central_jacobian(m, map_phi_of_q, &arg, 0, &w, m->nq, m->n_nonholonomic, q, B);
 }
 
 /* out = D_v Phi(q, v)^T lam, as a function of v (vv) or of q (qv). */
@@ -277,18 +288,18 @@ static void map_jv_of_q(const wb_model *m, const void *arg, fd_work *w,
     transpose_times(m, w->matrix, a->lam, out);
 }
 
-void fd_nh_hessian_vv_contract(const wb_model *m, double *scratch, const double *q,
+void fd_nh_hessian_vv_contract(const wb_model *m, int inner, double *scratch, const double *q,
                                const double *v, const double *lam, double *out)
 {
     fd_work w = split(m, scratch);
     fixed_point arg = {q, v, lam};
-    central_jacobian(m, map_jv_of_v, &arg, &w, m->nq, m->nq, v, out);
+    central_jacobian(m, map_jv_of_v, &arg, inner, &w, m->nq, m->nq, v, out);
 }
 
-void fd_nh_hessian_qv_contract(const wb_model *m, double *scratch, const double *q,
+void fd_nh_hessian_qv_contract(const wb_model *m, int inner, double *scratch, const double *q,
                                const double *v, const double *lam, double *out)
 {
     fd_work w = split(m, scratch);
     fixed_point arg = {q, v, lam};
-    central_jacobian(m, map_jv_of_q, &arg, &w, m->nq, m->nq, q, out);
+    central_jacobian(m, map_jv_of_q, &arg, inner, &w, m->nq, m->nq, q, out);
 }

@@ -268,10 +268,11 @@ static int lua_output_path(lua_State *L)
     return 1;
 }
 
-/* wb._write_file(path, text): whole or not at all. */
+/* wb.write_file(path, text): whole or not at all, missing folders created;
+ * a relative path is taken under the output root. */
 static int write_file(lua_State *L)
 {
-    const char *path = luaL_checkstring(L, 1);
+    const char *path = output_path(luaL_checkstring(L, 1));
     size_t len;
     const char *text = luaL_checklstring(L, 2, &len);
     atomic_file f;
@@ -343,7 +344,7 @@ int luaopen_workbench(lua_State *L)
         {"list_methods", list_methods},
         {"output_path", lua_output_path},
         {"clock", wall_clock},
-        {"_write_file", write_file},
+        {"write_file", write_file},
         {"_run_gnuplot", run_gnuplot},
         {NULL, NULL},
     };

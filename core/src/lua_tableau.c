@@ -92,7 +92,7 @@ static void read_vector_field(lua_State *L, int idx, const char *field, int s, d
     lua_pop(L, 1);
 }
 
-/* wb.tableau{a=, b=, c=, a2=, b2=, c2=, name=} */
+/* wb.tableau{a=, b=, c=, a2=, b2=, c2=, name=} -> T [, warning] */
 static int tableau_new(lua_State *L)
 {
     int idx = 2; /* called as wb.tableau{...}: argument 1 is the wb.tableau table */
@@ -127,9 +127,16 @@ static int tableau_new(lua_State *L)
         if (has_c2)
             read_vector_field(L, idx, "c2", s, c2, name);
     }
+    char warning[512];
     const wb_tableau *t = tableau_create(name, s, a, b, has_c ? c : NULL, pair ? a2 : NULL,
-                                         pair ? b2 : NULL, has_c2 ? c2 : NULL);
-    return push_or_raise(L, t);
+                                         pair ? b2 : NULL, has_c2 ? c2 : NULL, warning,
+                                         sizeof warning);
+    push_or_raise(L, t);
+    if (!warning[0])
+        return 1;
+    host_warn("%s", warning); /* shown, and returned so that scripts can test it */
+    lua_pushstring(L, warning);
+    return 2;
 }
 
 /* ---- generators ------------------------------------------------------------------- */

@@ -31,6 +31,7 @@ struct model_instance {
     double *arena;
     int *pivot_arena;
     double *mass_factor; /* Cholesky factor of a constant mass matrix */
+    fd_levels levels;
 };
 
 const wb_model *model_instance_view(const model_instance *mi) { return &mi->view; }
@@ -38,6 +39,7 @@ const plugin *model_instance_plugin(const model_instance *mi) { return mi->plugi
 const double *model_instance_params(const model_instance *mi) { return mi->params; }
 const model_extensions *model_instance_extensions(const model_instance *mi) { return &mi->ext; }
 void *model_instance_self(const model_instance *mi) { return mi->self; }
+const fd_levels *model_instance_fd_levels(const model_instance *mi) { return &mi->levels; }
 
 #define EXT_FN(ext, type, field) \
     (((ext) && WB_HAS_FIELD(ext, type, field)) ? (ext)->field : NULL)
@@ -80,7 +82,7 @@ static void fb_potential_gradient(void *ctx, const double *q, double *g)
 static void fb_potential_hessian(void *ctx, const double *q, double *H)
 {
     fallback_slot *s = ctx;
-    fd_potential_hessian(&s->owner->view, s->scratch, q, H);
+    fd_potential_hessian(&s->owner->view, s->owner->levels.gradient, s->scratch, q, H);
 }
 
 static void fb_kinetic_gradient(void *ctx, const double *q, const double *p, double *g)
@@ -117,13 +119,15 @@ static void fb_constraint_jacobian(void *ctx, const double *q, double *G)
 static void fb_hessian_contract(void *ctx, const double *q, const double *mu, double *T)
 {
     fallback_slot *s = ctx;
-    fd_constraint_hessian_contract(&s->owner->view, s->scratch, q, mu, T);
+    fd_constraint_hessian_contract(&s->owner->view, s->owner->levels.jacobian, s->scratch, q,
+                                   mu, T);
 }
 
 static void fb_hessian_vector(void *ctx, const double *q, const double *w, double *B)
 {
     fallback_slot *s = ctx;
-    fd_constraint_hessian_vector(&s->owner->view, s->scratch, q, w, B);
+    fd_constraint_hessian_vector(&s->owner->view, s->owner->levels.jacobian, s->scratch, q, w,
+                                 B);
 }
 
 static void fb_third_contract(void *ctx, const double *q, const double *mu,
@@ -135,7 +139,7 @@ static void fb_third_contract(void *ctx, const double *q, const double *mu,
         memset(D, 0, (size_t)m->nq * m->nq * sizeof(double));
         return;
     }
-    fd_constraint_third_contract(m, s->scratch, q, mu, w, D);
+    fd_constraint_third_contract(m, s->owner->levels.contract, s->scratch, q, mu, w, D);
 }
 
 static void fb_hidden_constraints(void *ctx, const double *q, const double *p, double *gv)
@@ -172,7 +176,7 @@ static int fb_index1_multiplier(void *ctx, const double *q, const double *p, dou
         double eps = 0;
         for (int i = 0; i < n; i++)
             eps = fmax(eps, fabs(v[i]));
-        eps = eps > 0 ? fd_step(1.0) / eps : 0;
+        eps = eps > 0 ? fd_step(1.0, 0) / eps : 0;
         if (eps > 0) {
             double *plus = Y, *minus = Y + n;
             for (int i = 0; i < n; i++)
@@ -217,14 +221,15 @@ static void fb_nh_vv(void *ctx, const double *q, const double *v, const double *
         memset(out, 0, (size_t)m->nq * m->nq * sizeof(double));
         return;
     }
-    fd_nh_hessian_vv_contract(m, s->scratch, q, v, lam, out);
+    fd_nh_hessian_vv_contract(m, s->owner->levels.nh_jacobian_v, s->scratch, q, v, lam, out);
 }
 
 static void fb_nh_qv(void *ctx, const double *q, const double *v, const double *lam,
                      double *out)
 {
     fallback_slot *s = ctx;
-    fd_nh_hessian_qv_contract(&s->owner->view, s->scratch, q, v, lam, out);
+    fd_nh_hessian_qv_contract(&s->owner->view, s->owner->levels.nh_jacobian_v, s->scratch, q, v,
+                              lam, out);
 }
 
 static int fb_no_generator(void *ctx, int index, const double *q, double *xi)
@@ -265,6 +270,10 @@ static int bind_mechanical(model_instance *mi)
          fb_potential_hessian, SLOT_HESSIAN);
     BIND(kinetic_gradient, EXT_FN(e, wb_mechanical_ext, kinetic_gradient),
          fb_kinetic_gradient, SLOT_KINETIC);
+    fd_levels *l = &mi->levels;
+    l->gradient = EXT_FN(e, wb_mechanical_ext, potential_gradient) ? 0 : 1;
+    l->hessian = EXT_FN(e, wb_mechanical_ext, potential_hessian) ? 0 : l->gradient + 1;
+    l->kinetic = EXT_FN(e, wb_mechanical_ext, kinetic_gradient) || mi->info.mass_constant ? 0 : 1;
     if (mi->info.mass_constant) {
         const int n = mi->info.nq;
         mi->mass_factor = calloc((size_t)n * (n + 1), sizeof(double));
@@ -306,6 +315,12 @@ static int bind_holonomic(model_instance *mi)
          fb_hessian_vector, SLOT_HVECTOR);
     BIND(constraint_third_contract, EXT_FN(e, wb_holonomic_ext, third_contract),
          fb_third_contract, SLOT_THIRD);
+    fd_levels *l = &mi->levels;
+    l->jacobian = EXT_FN(e, wb_holonomic_ext, jacobian) ? 0 : 1;
+    l->contract = EXT_FN(e, wb_holonomic_ext, hessian_contract) ? 0 : l->jacobian + 1;
+    l->hvector = EXT_FN(e, wb_holonomic_ext, hessian_vector) ? 0 : l->jacobian + 1;
+    l->third = EXT_FN(e, wb_holonomic_ext, third_contract) ||
+                       (e->flags & WB_HOLONOMIC_QUADRATIC) ? 0 : l->contract + 1;
     v->hidden_constraints.fn = fb_hidden_constraints;
     v->hidden_constraints.ctx = &mi->slots[SLOT_HIDDEN];
     v->index1_multiplier.fn = fb_index1_multiplier;
@@ -331,6 +346,11 @@ static int bind_nonholonomic(model_instance *mi)
          fb_nh_vv, SLOT_NH_VV);
     BIND(nh_hessian_qv_contract, EXT_FN(e, wb_nonholonomic_ext, hessian_qv_contract),
          fb_nh_qv, SLOT_NH_QV);
+    fd_levels *l = &mi->levels;
+    l->nh_jacobian_v = EXT_FN(e, wb_nonholonomic_ext, jacobian_v) ? 0 : 1;
+    l->nh_jacobian_q = EXT_FN(e, wb_nonholonomic_ext, jacobian_q) ? 0 : 1;
+    l->nh_vv = EXT_FN(e, wb_nonholonomic_ext, hessian_vv_contract) ? 0 : l->nh_jacobian_v + 1;
+    l->nh_qv = EXT_FN(e, wb_nonholonomic_ext, hessian_qv_contract) ? 0 : l->nh_jacobian_v + 1;
     v->capabilities |= WB_CAP_NONHOLONOMIC;
     return 0;
 }

@@ -29,31 +29,50 @@ const double *model_instance_params(const model_instance *mi);
 const model_extensions *model_instance_extensions(const model_instance *mi);
 void *model_instance_self(const model_instance *mi);
 
+/* How many finite-difference levels deep each view function is: 0 when the
+ * model provides it, else one more than the function it differentiates.
+ * A central difference of a function that is itself a difference must take
+ * a larger step: its noise is larger (see fd_step). */
+typedef struct fd_levels {
+    int gradient, hessian, kinetic;
+    int jacobian, contract, hvector, third;
+    int nh_jacobian_v, nh_jacobian_q, nh_vv, nh_qv;
+} fd_levels;
+const fd_levels *model_instance_fd_levels(const model_instance *mi);
+
 /* Finite differences used both as fallbacks and by check-model.  Each
- * differentiates the view's own (possibly analytic) lower derivative.
- * scratch must hold fd_scratch_size(view) doubles. */
+ * differentiates the view's own (possibly analytic) lower derivative;
+ * `inner` is the FD level of that lower function.  scratch must hold
+ * fd_scratch_size(view) doubles. */
 size_t fd_scratch_size(const wb_model *m);
 void fd_potential_gradient(const wb_model *m, double *scratch, const double *q, double *g);
-void fd_potential_hessian(const wb_model *m, double *scratch, const double *q, double *H);
+void fd_potential_hessian(const wb_model *m, int inner, double *scratch, const double *q,
+                          double *H);
 void fd_kinetic_gradient(const wb_model *m, double *scratch, const double *q,
                          const double *p, double *g);
 void fd_constraint_jacobian(const wb_model *m, double *scratch, const double *q, double *G);
-void fd_constraint_hessian_contract(const wb_model *m, double *scratch, const double *q,
-                                    const double *mu, double *T);
-void fd_constraint_hessian_vector(const wb_model *m, double *scratch, const double *q,
-                                  const double *w, double *B);
-void fd_constraint_third_contract(const wb_model *m, double *scratch, const double *q,
-                                  const double *mu, const double *w, double *D);
+void fd_constraint_hessian_contract(const wb_model *m, int inner, double *scratch,
+                                    const double *q, const double *mu, double *T);
+void fd_constraint_hessian_vector(const wb_model *m, int inner, double *scratch,
+                                  const double *q, const double *w, double *B);
+void fd_constraint_third_contract(const wb_model *m, int inner, double *scratch,
+                                  const double *q, const double *mu, const double *w,
+                                  double *D);
 void fd_nh_jacobian_v(const wb_model *m, double *scratch, const double *q,
                       const double *v, double *A);
 void fd_nh_jacobian_q(const wb_model *m, double *scratch, const double *q,
                       const double *v, double *B);
-void fd_nh_hessian_vv_contract(const wb_model *m, double *scratch, const double *q,
-                               const double *v, const double *lam, double *out);
-void fd_nh_hessian_qv_contract(const wb_model *m, double *scratch, const double *q,
-                               const double *v, const double *lam, double *out);
+void fd_nh_hessian_vv_contract(const wb_model *m, int inner, double *scratch,
+                               const double *q, const double *v, const double *lam,
+                               double *out);
+void fd_nh_hessian_qv_contract(const wb_model *m, int inner, double *scratch,
+                               const double *q, const double *v, const double *lam,
+                               double *out);
 
-/* Central-difference step for a coordinate of size x. */
-double fd_step(double x);
+/* Central-difference step for a coordinate of size x when the function
+ * differentiated is `inner` FD levels deep, times max(1, |x|): eps^(1/3)
+ * for an analytic function, then eps^(2/9), eps^(4/27), ...: each balances
+ * truncation (step^2) against the inner function's noise. */
+double fd_step(double x, int inner);
 
 #endif

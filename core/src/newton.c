@@ -145,9 +145,11 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
             status = WB_ERR_NONFINITE;
             break;
         }
-        int small_step = opt->step_tol <= 0.0 || iterations == 0 ||
+        /* converged by the residual, or by a vanishing update (a residual
+         * whose round-off floor lies above tol can still converge) */
+        int small_step = opt->step_tol > 0.0 && iterations > 0 &&
                          step_norm <= opt->step_tol * (1.0 + max_abs(n, x));
-        if (residual_norm <= opt->tol && small_step)
+        if (residual_norm <= opt->tol || small_step)
             break;
         if (iterations >= opt->max_iter) {
             host->error(host, "Newton did not converge in %d iterations "

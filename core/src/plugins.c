@@ -471,6 +471,20 @@ void plugins_discover(void)
     host_clear_error();
 }
 
+/* A refused file whose name is `name`.so, if any: the likely reason why a
+ * plugin of that name is missing. */
+static const plugin_rejection *refused_as(const char *name)
+{
+    for (int i = 0; i < rejected_count; i++) {
+        const char *slash = strrchr(rejected[i].path, '/');
+        const char *base = slash ? slash + 1 : rejected[i].path;
+        size_t n = strlen(name);
+        if (strncmp(base, name, n) == 0 && strcmp(base + n, ".so") == 0)
+            return &rejected[i];
+    }
+    return NULL;
+}
+
 const plugin *plugins_find_model(const char *name)
 {
     plugins_discover();
@@ -482,7 +496,12 @@ const plugin *plugins_find_model(const char *name)
             if (loaded[i]->entry->kind == WB_KIND_MODEL && used < sizeof list - 64)
                 used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
                                          used ? ", " : "", loaded[i]->entry->name);
-        host_error("unknown model '%s' (available: %s)", name, used ? list : "none found");
+        const plugin_rejection *r = refused_as(name);
+        if (r)
+            host_error("unknown model '%s': %s (available: %s)", name, r->reason,
+                       used ? list : "none found");
+        else
+            host_error("unknown model '%s' (available: %s)", name, used ? list : "none found");
     }
     return p;
 }
@@ -526,8 +545,12 @@ const wb_method *plugins_find_method(const char *spec, const plugin **family)
                     *family = p;
                     return p->family->methods[j];
                 }
+        const plugin_rejection *r = p ? NULL : refused_as(fname);
         list_methods(list, sizeof list);
-        host_error("unknown method '%s' (available: %s)", spec, list);
+        if (r)
+            host_error("unknown method '%s': %s", spec, r->reason);
+        else
+            host_error("unknown method '%s' (available: %s)", spec, list);
         return NULL;
     }
     const wb_method *found = NULL;

@@ -583,7 +583,7 @@ static int check_finite(const char *what, int count, const double *x)
 }
 
 static void warn_row_sums(const char *name, const char *which, int s,
-                          const double *a, const double *c)
+                          const double *a, const double *c, char *warning, size_t size)
 {
     char rows[256] = "";
     size_t used = 0;
@@ -595,15 +595,20 @@ static void warn_row_sums(const char *name, const char *which, int s,
             used += (size_t)snprintf(rows + used, sizeof rows - used, "%s%d",
                                      used ? ", " : "", i + 1);
     }
-    if (used)
-        host_warn("tableau '%s': %s is not the row sums of its A in row(s) %s",
-                  name, which, rows);
+    if (!used)
+        return;
+    if (warning && size)
+        snprintf(warning, size, "tableau '%s': %s is not the row sums of its a in row(s) %s",
+                 name, which, rows);
+    else
+        host_warn("tableau '%s': %s is not the row sums of its a in row(s) %s", name, which,
+                  rows);
 }
 
 const wb_tableau *tableau_create(const char *name, int s, const double *a,
                                  const double *b, const double *c,
                                  const double *a2, const double *b2,
-                                 const double *c2)
+                                 const double *c2, char *warning, size_t warning_size)
 {
     if (s < 1 || s > TABLEAU_MAX_STAGES) {
         host_error("tableau '%s': stage count %d out of range 1..%d", name, s,
@@ -633,8 +638,10 @@ const wb_tableau *tableau_create(const char *name, int s, const double *a,
             sum += a[i * s + j];
         tc[i] = c ? c[i] : sum;
     }
+    if (warning && warning_size)
+        warning[0] = '\0';
     if (c)
-        warn_row_sums(name, "c", s, a, c);
+        warn_row_sums(name, "c", s, a, c, warning, warning_size);
     if (pair) {
         double *ta2 = (double *)st->t.a2, *tb2 = (double *)st->t.b2, *tc2 = (double *)st->t.c2;
         memcpy(ta2, a2, (size_t)s * s * sizeof(double));
@@ -645,8 +652,8 @@ const wb_tableau *tableau_create(const char *name, int s, const double *a,
                 sum += a2[i * s + j];
             tc2[i] = c2 ? c2[i] : sum;
         }
-        if (c2)
-            warn_row_sums(name, "c2", s, a2, c2);
+        if (c2 && !(warning && warning[0]))
+            warn_row_sums(name, "c2", s, a2, c2, warning, warning_size);
     }
     return registry_add(st);
 }
@@ -686,7 +693,7 @@ const wb_tableau *tableau_compose(const wb_tableau *base, int n_gamma,
                 b2[row] = gamma[k] * base->b2[i];
         }
     const wb_tableau *t = tableau_create(name, S, a, b, NULL, pair ? a2 : NULL,
-                                         pair ? b2 : NULL, NULL);
+                                         pair ? b2 : NULL, NULL, NULL, 0);
     free(a);
     return t;
 }

@@ -20,12 +20,12 @@ const char *const *tableau_explicit_names(void);
 
 /* Build from arrays (copied).  a2/b2/c2 may be NULL.  c may be NULL: then
  * the row sums of a are used.  Reports through host_error and returns NULL
- * on malformed input; a c that differs from the row sums is accepted with
- * a warning naming the rows. */
+ * on malformed input.  A c that differs from the row sums is accepted with
+ * a warning naming the rows: written to `warning` (size > 0), else printed. */
 const wb_tableau *tableau_create(const char *name, int s, const double *a,
                                  const double *b, const double *c,
                                  const double *a2, const double *b2,
-                                 const double *c2);
+                                 const double *c2, char *warning, size_t warning_size);
 
 /* Composition of a base method: stages of `base` run with sub-steps
  * gamma[0]*h, gamma[1]*h, ... (sum gamma = 1), as one tableau. */

@@ -1,0 +1,254 @@
+/* Double spherical pendulum: two point masses in R^3 on rigid rods.
+ *
+ *   q = (x1, x2) in R^6, gravity along -e3, M = diag(m1 I3, m2 I3),
+ *   H = |p1|^2 / (2 m1) + |p2|^2 / (2 m2) + g (m1 x1_3 + m2 x2_3),
+ *   g1(q) = (|x1|^2 - l1^2) / 2,   g2(q) = (|x2 - x1|^2 - l2^2) / 2.
+ *
+ * Both constraints are quadratic, so their Hessians are constant:
+ * D^2 g1 = [I 0; 0 0] and D^2 g2 = [I -I; -I I] (3x3 blocks).  Gravity and
+ * both constraints are invariant under rotations about e3 acting on both
+ * points at once, so the vertical angular momentum
+ * Lz = (x1 x p1)_3 + (x2 x p2)_3 is a momentum map, with generator
+ * xi(q) = (e3 x x1, e3 x x2).
+ *
+ * Default initial state: the first rod tilted by a = pi/3 in the (e1, e3)
+ * plane, the second tilted by b = pi/4 in the (e2, e3) plane,
+ *   x1 = l1 (sin a, 0, -cos a),   x2 = x1 + l2 (0, sin b, -cos b),
+ *   v1 = (0, 1, 0),               v2 = v1 + (1.5, 0, 0),
+ * p_i = m_i v_i.  Each rod's relative velocity is orthogonal to the rod
+ * (v1 . x1 = 0, (v2 - v1) . (x2 - x1) = 0), so the state lies on both the
+ * position and the velocity constraint for every l1, l2, m1, m2; the two
+ * rods start in different vertical planes and Lz != 0, so the motion is
+ * genuinely three-dimensional, not a planar or conical special case. */
+#include <workbench/workbench.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NQ 6 /* two points in R^3 */
+#define NC 2 /* two rods           */
+
+typedef struct double_spherical {
+    double m1, m2, l1, l2, g;
+} double_spherical;
+
+enum { P_M1, P_M2, P_L1, P_L2, P_G };
+static const wb_param_spec params[] = {
+    {"m1", 1.0, 1e-12, 1e12, "mass of the first (inner) point"},
+    {"m2", 1.0, 1e-12, 1e12, "mass of the second (outer) point"},
+    {"l1", 1.0, 1e-12, 1e12, "length of the rod from the origin to the first point"},
+    {"l2", 1.0, 1e-12, 1e12, "length of the rod from the first to the second point"},
+    {"g", 9.81, 0.0, 1e12, "gravitational acceleration"},
+};
+
+static const char *const invariant_names[] = {"Lz"};
+
+static int create(const wb_host *host, const double *values, void **self, wb_model_info *info)
+{
+    double_spherical *d = malloc(sizeof *d);
+    if (!d) {
+        host->error(host, "double_spherical_pendulum: out of memory");
+        return WB_ERR_NOMEM;
+    }
+    d->m1 = values[P_M1], d->m2 = values[P_M2];
+    d->l1 = values[P_L1], d->l2 = values[P_L2];
+    d->g = values[P_G];
+    *self = d;
+    info->nq = info->nv = NQ;
+    info->n_holonomic = NC;
+    info->mass_constant = 1;
+    info->n_invariants = 1;
+    info->invariant_names = invariant_names;
+    return WB_OK;
+}
+
+static void destroy(void *self) { free(self); }
+
+/* Mass of the point that coordinate i (0..5) belongs to. */
+static double point_mass(const double_spherical *d, int i) { return i < 3 ? d->m1 : d->m2; }
+
+static void mass(void *self, const double *q, double *M)
+{
+    const double_spherical *d = self;
+    (void)q;
+    memset(M, 0, NQ * NQ * sizeof(double));
+    for (int i = 0; i < NQ; i++)
+        M[i * NQ + i] = point_mass(d, i);
+}
+
+static void mass_solve(void *self, const double *q, const double *p, double *v)
+{
+    const double_spherical *d = self;
+    (void)q;
+    for (int i = 0; i < NQ; i++)
+        v[i] = p[i] / point_mass(d, i);
+}
+
+static double potential(void *self, const double *q)
+{
+    const double_spherical *d = self;
+    return d->g * (d->m1 * q[2] + d->m2 * q[5]);
+}
+
+static void potential_gradient(void *self, const double *q, double *grad)
+{
+    const double_spherical *d = self;
+    (void)q;
+    memset(grad, 0, NQ * sizeof(double));
+    grad[2] = d->g * d->m1;
+    grad[5] = d->g * d->m2;
+}
+
+static void potential_hessian(void *self, const double *q, double *H)
+{
+    (void)self, (void)q;
+    memset(H, 0, NQ * NQ * sizeof(double));
+}
+
+static void constraints(void *self, const double *q, double *g)
+{
+    const double_spherical *d = self;
+    double r1 = 0, r2 = 0;
+    for (int k = 0; k < 3; k++) {
+        double rod2 = q[3 + k] - q[k];
+        r1 += q[k] * q[k];
+        r2 += rod2 * rod2;
+    }
+    g[0] = 0.5 * (r1 - d->l1 * d->l1);
+    g[1] = 0.5 * (r2 - d->l2 * d->l2);
+}
+
+/* Row 1: (x1, 0);  row 2: (-(x2 - x1), x2 - x1). */
+static void jacobian(void *self, const double *q, double *G)
+{
+    (void)self;
+    for (int k = 0; k < 3; k++) {
+        double rod2 = q[3 + k] - q[k];
+        G[k] = q[k];
+        G[3 + k] = 0.0;
+        G[NQ + k] = -rod2;
+        G[NQ + 3 + k] = rod2;
+    }
+}
+
+/* mu1 [I 0; 0 0] + mu2 [I -I; -I I]: constant, diagonal blocks only. */
+static void hessian_contract(void *self, const double *q, const double *mu, double *T)
+{
+    (void)self, (void)q;
+    memset(T, 0, NQ * NQ * sizeof(double));
+    for (int k = 0; k < 3; k++) {
+        T[k * NQ + k] = mu[0] + mu[1];
+        T[(3 + k) * NQ + 3 + k] = mu[1];
+        T[k * NQ + 3 + k] = -mu[1];
+        T[(3 + k) * NQ + k] = -mu[1];
+    }
+}
+
+/* Row 1: D^2 g1 w = (w1, 0);  row 2: D^2 g2 w = (w1 - w2, w2 - w1). */
+static void hessian_vector(void *self, const double *q, const double *w, double *B)
+{
+    (void)self, (void)q;
+    for (int k = 0; k < 3; k++) {
+        double rel = w[3 + k] - w[k];
+        B[k] = w[k];
+        B[3 + k] = 0.0;
+        B[NQ + k] = -rel;
+        B[NQ + 3 + k] = rel;
+    }
+}
+
+static void evaluate(void *self, const double *q, const double *p, double *out)
+{
+    (void)self;
+    out[0] = q[0] * p[1] - q[1] * p[0] + q[3] * p[4] - q[4] * p[3];
+}
+
+/* Rotation about e3 of both points: xi = (e3 x x1, e3 x x2). */
+static int generator(void *self, int index, const double *q, double *xi)
+{
+    (void)self;
+    if (index != 0)
+        return -1;
+    for (int i = 0; i < NQ; i += 3) {
+        xi[i] = -q[i + 1];
+        xi[i + 1] = q[i];
+        xi[i + 2] = 0.0;
+    }
+    return 0;
+}
+
+static void initial(void *self, double *q, double *p)
+{
+    const double_spherical *d = self;
+    const double pi = acos(-1.0), a = pi / 3.0, b = pi / 4.0;
+    q[0] = d->l1 * sin(a), q[1] = 0.0, q[2] = -d->l1 * cos(a);
+    q[3] = q[0], q[4] = d->l2 * sin(b), q[5] = q[2] - d->l2 * cos(b);
+    const double v[NQ] = {0.0, 1.0, 0.0, 1.5, 1.0, 0.0};
+    for (int i = 0; i < NQ; i++)
+        p[i] = point_mass(d, i) * v[i];
+}
+
+static const wb_mechanical_ext mechanical = {
+    .struct_size = sizeof(wb_mechanical_ext),
+    .mass = mass,
+    .mass_solve = mass_solve,
+    .potential = potential,
+    .potential_gradient = potential_gradient,
+    .potential_hessian = potential_hessian,
+};
+
+static const wb_holonomic_ext holonomic = {
+    .struct_size = sizeof(wb_holonomic_ext),
+    .flags = WB_HOLONOMIC_QUADRATIC,
+    .constraints = constraints,
+    .jacobian = jacobian,
+    .hessian_contract = hessian_contract,
+    .hessian_vector = hessian_vector,
+};
+
+static const wb_invariants_ext invariants = {
+    .struct_size = sizeof(wb_invariants_ext),
+    .evaluate = evaluate,
+    .generator = generator,
+};
+
+static const wb_initial_state_ext initial_state = {
+    .struct_size = sizeof(wb_initial_state_ext),
+    .initial = initial,
+};
+
+static const void *get_extension(const char *id)
+{
+    if (strcmp(id, WB_EXT_MECHANICAL) == 0)
+        return &mechanical;
+    if (strcmp(id, WB_EXT_HOLONOMIC) == 0)
+        return &holonomic;
+    if (strcmp(id, WB_EXT_INVARIANTS) == 0)
+        return &invariants;
+    if (strcmp(id, WB_EXT_INITIAL_STATE) == 0)
+        return &initial_state;
+    return NULL;
+}
+
+static const wb_model_class double_spherical_class = {
+    .struct_size = sizeof(wb_model_class),
+    .name = "double_spherical_pendulum",
+    .doc = "double spherical pendulum in R^6, two rod constraints, momentum map Lz",
+    .params = params,
+    .n_params = sizeof params / sizeof params[0],
+    .create = create,
+    .destroy = destroy,
+    .get_extension = get_extension,
+};
+
+WB_PLUGIN_ENTRY = {
+    .abi_major = WB_ABI_MAJOR,
+    .abi_minor = WB_ABI_MINOR,
+    .struct_size = sizeof(wb_plugin_entry),
+    .kind = WB_KIND_MODEL,
+    .name = "double_spherical_pendulum",
+    .version = "1.0",
+    .description = "double spherical pendulum, two holonomic constraints, vertical angular momentum",
+    .descriptor = &double_spherical_class,
+};

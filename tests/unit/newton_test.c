@@ -1,0 +1,452 @@
+/* The host's Newton solver (core/src/newton.c) through the service table.
+ *
+ *   newton_test            every case but the step_tol contract
+ *   newton_test step_tol   the step_tol contract of workbench/host.h
+ *
+ * Residuals record what they were called with, so the tests can compare
+ * the solver's counters and convergence history with what actually
+ * happened. */
+#include "host.h"
+#include "test_check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_CALLS 256
+
+/* What a residual saw: the max-norm of every residual it returned and the
+ * last point it was evaluated at. */
+typedef struct trace {
+    int calls, jacobian_calls;
+    double norms[MAX_CALLS];
+    double last_x[4];
+    double scale; /* residual multiplier (1 unless a test says otherwise) */
+} trace;
+
+static void record(trace *t, int n, const double *x, const double *r)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++)
+        m = fmax(m, fabs(r[i]));
+    if (t->calls < MAX_CALLS)
+        t->norms[t->calls] = m;
+    t->calls++;
+    memcpy(t->last_x, x, (size_t)n * sizeof(double));
+}
+
+/* ---- systems --------------------------------------------------------------------- */
+
+/* x^2 + y^2 = 5, x y = 2: roots (1, 2), (2, 1) and their negatives. */
+static int circle_hyperbola(void *user, const double *x, double *r)
+{
+    trace *t = user;
+    r[0] = x[0] * x[0] + x[1] * x[1] - 5.0;
+    r[1] = x[0] * x[1] - 2.0;
+    record(t, 2, x, r);
+    return WB_OK;
+}
+
+static int circle_hyperbola_jacobian(void *user, const double *x, double *J)
+{
+    trace *t = user;
+    t->jacobian_calls++;
+    J[0] = 2 * x[0], J[1] = 2 * x[1]; /* row-major: row 0 = d r0 / d(x, y) */
+    J[2] = x[1], J[3] = x[0];
+    return WB_OK;
+}
+
+/* Two copies of one equation: every Jacobian is exactly singular. */
+static int dependent(void *user, const double *x, double *r)
+{
+    trace *t = user;
+    r[0] = x[0] + x[1] - 1.0;
+    r[1] = 2.0 * x[0] + 2.0 * x[1] - 2.0;
+    record(t, 2, x, r);
+    return WB_OK;
+}
+
+static int dependent_jacobian(void *user, const double *x, double *J)
+{
+    (void)user, (void)x;
+    J[0] = 1, J[1] = 1, J[2] = 2, J[3] = 2;
+    return WB_OK;
+}
+
+/* x^2 + 1 = 0 has no real root. */
+static int no_root(void *user, const double *x, double *r)
+{
+    r[0] = x[0] * x[0] + 1.0;
+    record(user, 1, x, r);
+    return WB_OK;
+}
+
+static int no_root_jacobian(void *user, const double *x, double *J)
+{
+    (void)user;
+    J[0] = 2 * x[0];
+    return WB_OK;
+}
+
+/* sqrt(x) + 1 = 0: from x0 > 0 the first update lands at x < 0, where the
+ * residual is NaN. */
+static int sqrt_plus_one(void *user, const double *x, double *r)
+{
+    r[0] = sqrt(x[0]) + 1.0;
+    record(user, 1, x, r);
+    return WB_OK;
+}
+
+static int sqrt_jacobian(void *user, const double *x, double *J)
+{
+    (void)user;
+    J[0] = 0.5 / sqrt(x[0]);
+    return WB_OK;
+}
+
+static int failing_residual(void *user, const double *x, double *r)
+{
+    (void)user, (void)x;
+    r[0] = 0;
+    return WB_ERR_MODEL;
+}
+
+static int infinite_jacobian(void *user, const double *x, double *J)
+{
+    (void)user, (void)x;
+    J[0] = INFINITY;
+    return WB_OK;
+}
+
+/* scale * (x^2 - 2, y - x): the root (sqrt 2, sqrt 2) is not a double, so
+ * for a large scale the residual cannot drop below ~scale * 1e-16. */
+static int scaled_sqrt2(void *user, const double *x, double *r)
+{
+    trace *t = user;
+    r[0] = t->scale * (x[0] * x[0] - 2.0);
+    r[1] = t->scale * (x[1] - x[0]);
+    record(t, 2, x, r);
+    return WB_OK;
+}
+
+static int scaled_sqrt2_jacobian(void *user, const double *x, double *J)
+{
+    trace *t = user;
+    t->jacobian_calls++;
+    J[0] = t->scale * 2 * x[0], J[1] = 0;
+    J[2] = -t->scale, J[3] = t->scale;
+    return WB_OK;
+}
+
+/* ---- helpers ----------------------------------------------------------------------- */
+
+typedef struct run {
+    int status;
+    double x[4];
+    wb_step_stats stats;
+    wb_newton_report report;
+    trace trace;
+} run;
+
+static run solve(const wb_host *host, int n, wb_residual_fn r, wb_jacobian_fn J,
+                 const double *x0, const wb_newton_options *opt, double scale)
+{
+    run out;
+    memset(&out, 0, sizeof out);
+    out.stats.struct_size = sizeof out.stats;
+    out.report.struct_size = sizeof out.report;
+    out.trace.scale = scale;
+    memcpy(out.x, x0, (size_t)n * sizeof(double));
+    wb_newton *ws = host->newton_create(host, n);
+    if (!CHECK(ws != NULL, "newton_create(%d): %s", n, host_last_error())) {
+        out.status = -1;
+        return out;
+    }
+    host_clear_error();
+    out.status = host->newton_solve(host, ws, r, J, &out.trace, out.x, opt, &out.stats,
+                                    &out.report);
+    host->newton_destroy(host, ws);
+    return out;
+}
+
+static wb_newton_options defaults(const wb_host *host)
+{
+    wb_newton_options opt;
+    memset(&opt, 0xff, sizeof opt); /* newton_defaults must set every field */
+    host->newton_defaults(host, &opt);
+    return opt;
+}
+
+static void check_root_12(const run *r, const char *what)
+{
+    CHECK_STATUS(r->status, WB_OK, what);
+    CHECK(fabs(r->x[0] - 1.0) <= 1e-12 && fabs(r->x[1] - 2.0) <= 1e-12,
+          "%s: converged to (%.17g, %.17g), expected (1, 2)", what, r->x[0], r->x[1]);
+    CHECK(r->report.residual_norm <= 1e-12, "%s: reported residual %.3e", what,
+          r->report.residual_norm);
+    CHECK((int)r->stats.newton_iterations == r->report.iterations,
+          "%s: stats.newton_iterations %llu != report.iterations %d", what,
+          (unsigned long long)r->stats.newton_iterations, r->report.iterations);
+}
+
+/* ---- cases ---------------------------------------------------------------------------- */
+
+static void test_defaults_and_create(const wb_host *host)
+{
+    wb_newton_options opt = defaults(host);
+    CHECK(opt.struct_size == sizeof opt, "defaults: struct_size %u", opt.struct_size);
+    CHECK(opt.tol == 1e-12 && opt.step_tol == 0.0 && opt.max_iter == 50 &&
+              opt.simplified == 0 && opt.fd_eps == 0.0,
+          "defaults: tol %g, step_tol %g, max_iter %d, simplified %d, fd_eps %g", opt.tol,
+          opt.step_tol, opt.max_iter, opt.simplified, opt.fd_eps);
+    host_clear_error();
+    CHECK(host->newton_create(host, 0) == NULL, "newton_create(0) refuses");
+    CHECK_CONTAINS(host_last_error(), "positive", "newton_create(0)");
+    host->newton_destroy(host, NULL); /* allowed, like free(NULL) */
+}
+
+static void test_analytic_jacobian(const wb_host *host)
+{
+    wb_newton_options opt = defaults(host);
+    const double x0[2] = {0.8, 2.3};
+    run r = solve(host, 2, circle_hyperbola, circle_hyperbola_jacobian, x0, &opt, 1);
+    check_root_12(&r, "analytic Jacobian");
+    const int it = r.report.iterations;
+    CHECK(it >= 2 && it <= 6, "analytic Jacobian: %d iterations (quadratic: <= 6)", it);
+    /* one residual per iterate, one Jacobian + one factorisation + one
+     * back-substitution per update */
+    CHECK(r.trace.calls == it + 1 && r.stats.residual_evals == (uint64_t)(it + 1),
+          "analytic: %d residual calls, stats %llu, expected %d", r.trace.calls,
+          (unsigned long long)r.stats.residual_evals, it + 1);
+    CHECK(r.trace.jacobian_calls == it && r.stats.jacobian_evals == (uint64_t)it,
+          "analytic: %d Jacobian calls, stats %llu, expected %d", r.trace.jacobian_calls,
+          (unsigned long long)r.stats.jacobian_evals, it);
+    CHECK(r.stats.linear_solves == (uint64_t)(2 * it),
+          "analytic: %llu linear solves, expected %d (factor + solve per update)",
+          (unsigned long long)r.stats.linear_solves, 2 * it);
+    CHECK(r.stats.steps == 0 && r.stats.function_evals == 0,
+          "the solver leaves steps and function_evals alone");
+    /* Quadratic convergence: once the residual is small, the next one is
+     * below C * (this one)^2 (C ~ |J^-1|^2 |D^2 r| / 2 ~ 1 here). */
+    for (int k = 0; k + 1 < r.trace.calls; k++) {
+        const double e = r.trace.norms[k], next = r.trace.norms[k + 1];
+        printf("  analytic: |r_%d| = %.3e\n", k, e);
+        if (e < 1e-1 && next > 1e-14)
+            CHECK(next <= 10.0 * e * e, "quadratic convergence: |r_%d| = %.3e, |r_%d| = %.3e",
+                  k, e, k + 1, next);
+    }
+}
+
+static void test_fd_jacobian(const wb_host *host)
+{
+    wb_newton_options opt = defaults(host);
+    const double x0[2] = {0.8, 2.3};
+    run r = solve(host, 2, circle_hyperbola, NULL, x0, &opt, 1);
+    check_root_12(&r, "FD Jacobian");
+    const int it = r.report.iterations;
+    CHECK(it >= 2 && it <= 6, "FD Jacobian: %d iterations (<= 6)", it);
+    /* n extra residual calls per Jacobian */
+    CHECK(r.stats.jacobian_evals == (uint64_t)it, "FD: %llu Jacobians for %d updates",
+          (unsigned long long)r.stats.jacobian_evals, it);
+    CHECK(r.trace.calls == it + 1 + 2 * it && r.stats.residual_evals == (uint64_t)r.trace.calls,
+          "FD: %d residual calls, stats %llu, expected %d", r.trace.calls,
+          (unsigned long long)r.stats.residual_evals, it + 1 + 2 * it);
+    CHECK(r.stats.linear_solves == (uint64_t)(2 * it), "FD: %llu linear solves",
+          (unsigned long long)r.stats.linear_solves);
+
+    opt.fd_eps = 1e-4; /* a coarse difference still converges, maybe slower */
+    run coarse = solve(host, 2, circle_hyperbola, NULL, x0, &opt, 1);
+    check_root_12(&coarse, "FD Jacobian, fd_eps 1e-4");
+    CHECK(coarse.report.iterations <= 10, "fd_eps 1e-4: %d iterations",
+          coarse.report.iterations);
+}
+
+static void test_chord(const wb_host *host)
+{
+    wb_newton_options opt = defaults(host);
+    opt.simplified = 1;
+    const double x0[2] = {0.9, 2.1};
+    run r = solve(host, 2, circle_hyperbola, circle_hyperbola_jacobian, x0, &opt, 1);
+    check_root_12(&r, "simplified Newton");
+    const int it = r.report.iterations;
+    CHECK(r.stats.jacobian_evals == 1 && r.trace.jacobian_calls == 1,
+          "chord: %llu Jacobians, expected 1", (unsigned long long)r.stats.jacobian_evals);
+    CHECK(r.stats.linear_solves == (uint64_t)(1 + it),
+          "chord: %llu linear solves, expected 1 factorisation + %d solves",
+          (unsigned long long)r.stats.linear_solves, it);
+    CHECK(r.stats.residual_evals == (uint64_t)(it + 1), "chord: %llu residuals for %d updates",
+          (unsigned long long)r.stats.residual_evals, it);
+    run full = solve(host, 2, circle_hyperbola, circle_hyperbola_jacobian, x0,
+                     &(wb_newton_options){.struct_size = sizeof opt, .tol = 1e-12,
+                                          .max_iter = 50}, 1);
+    CHECK(it > full.report.iterations,
+          "chord converges linearly: %d iterations vs %d for full Newton", it,
+          full.report.iterations);
+}
+
+static void test_already_converged(const wb_host *host)
+{
+    wb_newton_options opt = defaults(host);
+    const double root[2] = {1.0, 2.0};
+    run r = solve(host, 2, circle_hyperbola, circle_hyperbola_jacobian, root, &opt, 1);
+    CHECK_STATUS(r.status, WB_OK, "start at the root");
+    CHECK(r.report.iterations == 0 && r.stats.residual_evals == 1 &&
+              r.stats.jacobian_evals == 0 && r.stats.linear_solves == 0,
+          "start at the root: %d iterations, %llu residuals, %llu Jacobians",
+          r.report.iterations, (unsigned long long)r.stats.residual_evals,
+          (unsigned long long)r.stats.jacobian_evals);
+}
+
+/* The counters are added to, never reset: a step loop sums several solves. */
+static void test_counters_accumulate(const wb_host *host)
+{
+    wb_newton_options opt = defaults(host);
+    wb_newton *ws = host->newton_create(host, 2);
+    wb_step_stats stats = {.struct_size = sizeof stats};
+    trace t = {0};
+    double x[2] = {0.8, 2.3};
+    int s1 = host->newton_solve(host, ws, circle_hyperbola, circle_hyperbola_jacobian, &t, x,
+                                &opt, &stats, NULL);
+    wb_step_stats first = stats;
+    x[0] = 0.8, x[1] = 2.3;
+    int s2 = host->newton_solve(host, ws, circle_hyperbola, circle_hyperbola_jacobian, &t, x,
+                                &opt, &stats, NULL);
+    CHECK(s1 == WB_OK && s2 == WB_OK, "two solves in one workspace");
+    CHECK(stats.newton_iterations == 2 * first.newton_iterations &&
+              stats.residual_evals == 2 * first.residual_evals &&
+              stats.jacobian_evals == 2 * first.jacobian_evals &&
+              stats.linear_solves == 2 * first.linear_solves,
+          "counters accumulate over solves");
+    /* NULL stats and report are allowed */
+    x[0] = 0.8, x[1] = 2.3;
+    CHECK_STATUS(host->newton_solve(host, ws, circle_hyperbola, NULL, &t, x, &opt, NULL, NULL),
+                 WB_OK, "stats and report NULL");
+    host->newton_destroy(host, ws);
+}
+
+static void test_singular(const wb_host *host)
+{
+    wb_newton_options opt = defaults(host);
+    const double x0[2] = {0.3, 0.2};
+    run r = solve(host, 2, dependent, dependent_jacobian, x0, &opt, 1);
+    CHECK_STATUS(r.status, WB_ERR_SINGULAR, "singular analytic Jacobian");
+    CHECK_CONTAINS(host_last_error(), "singular", "singular Jacobian message");
+    CHECK(r.x[0] == 0.3 && r.x[1] == 0.2, "singular: x keeps the last iterate (%g, %g)",
+          r.x[0], r.x[1]);
+    CHECK(r.report.iterations == 0, "singular: %d updates", r.report.iterations);
+}
+
+static void test_no_root(const wb_host *host)
+{
+    wb_newton_options opt = defaults(host);
+    opt.max_iter = 25;
+    const double x0[1] = {0.5};
+    run r = solve(host, 1, no_root, no_root_jacobian, x0, &opt, 1);
+    CHECK_STATUS(r.status, WB_ERR_NEWTON, "x^2 + 1 = 0");
+    CHECK_CONTAINS(host_last_error(), "did not converge", "no-root message");
+    CHECK_CONTAINS(host_last_error(), "25 iterations", "no-root message names max_iter");
+    CHECK(r.report.iterations == 25 && r.stats.newton_iterations == 25,
+          "no root: %d iterations, expected max_iter = 25", r.report.iterations);
+    CHECK(r.x[0] == r.trace.last_x[0], "no root: x holds the last iterate");
+    CHECK(r.report.residual_norm >= 1.0, "no root: residual %.3e >= 1",
+          r.report.residual_norm);
+}
+
+static void test_nonfinite(const wb_host *host)
+{
+    wb_newton_options opt = defaults(host);
+    const double x0[1] = {0.25};
+    run r = solve(host, 1, sqrt_plus_one, sqrt_jacobian, x0, &opt, 1);
+    CHECK_STATUS(r.status, WB_ERR_NONFINITE, "NaN residual after one update");
+    CHECK_CONTAINS(host_last_error(), "non-finite", "NaN residual message");
+    CHECK(r.report.iterations == 1, "NaN after %d updates, expected 1", r.report.iterations);
+    CHECK(r.x[0] < 0, "x holds the iterate where the residual was NaN (%g)", r.x[0]);
+
+    /* NaN at the initial guess: no update at all. */
+    const double negative[1] = {-1.0};
+    run at_start = solve(host, 1, sqrt_plus_one, sqrt_jacobian, negative, &opt, 1);
+    CHECK_STATUS(at_start.status, WB_ERR_NONFINITE, "NaN residual at the initial guess");
+    CHECK(at_start.report.iterations == 0 && at_start.stats.jacobian_evals == 0,
+          "NaN at start: %d updates", at_start.report.iterations);
+
+    /* A non-finite Jacobian is caught by the factorisation. */
+    const double one[1] = {1.0};
+    run inf = solve(host, 1, no_root, infinite_jacobian, one, &opt, 1);
+    CHECK_STATUS(inf.status, WB_ERR_NONFINITE, "infinite Jacobian");
+}
+
+static void test_residual_status_propagates(const wb_host *host)
+{
+    wb_newton_options opt = defaults(host);
+    const double x0[1] = {1.0};
+    run r = solve(host, 1, failing_residual, NULL, x0, &opt, 1);
+    CHECK_STATUS(r.status, WB_ERR_MODEL, "a residual's own status aborts the solve");
+}
+
+/* step_tol where every reading of host.h agrees: with a tol the solve
+ * reaches, adding a step test still returns the root to full accuracy. */
+static void test_step_tol_tight(const wb_host *host)
+{
+    wb_newton_options opt = defaults(host);
+    opt.step_tol = 1e-14;
+    const double x0[2] = {0.8, 2.3};
+    run r = solve(host, 2, circle_hyperbola, circle_hyperbola_jacobian, x0, &opt, 1);
+    check_root_12(&r, "tol 1e-12 with step_tol 1e-14");
+    CHECK(r.report.iterations <= 7, "tol 1e-12 with step_tol 1e-14: %d iterations",
+          r.report.iterations);
+}
+
+/* workbench/host.h: "converged when max|r_i| <= tol ... or when
+ * max|dx_i| <= step_tol*(1+max|x|) after an update (0 disables this test)". */
+static void test_step_tol_contract(const wb_host *host)
+{
+    /* (a) A residual whose round-off floor (~1e-8) lies above tol: only the
+     * step test can declare convergence. */
+    wb_newton_options opt = defaults(host);
+    const double x0[2] = {1.2, 1.0};
+    run without = solve(host, 2, scaled_sqrt2, scaled_sqrt2_jacobian, x0, &opt, 1e8);
+    CHECK_STATUS(without.status, WB_ERR_NEWTON,
+                 "residual floor above tol, step_tol 0: cannot converge");
+    opt.step_tol = 1e-12;
+    run with = solve(host, 2, scaled_sqrt2, scaled_sqrt2_jacobian, x0, &opt, 1e8);
+    CHECK_STATUS(with.status, WB_OK,
+                 "residual floor above tol, step_tol 1e-12: converged by the step test");
+    CHECK(fabs(with.x[0] - sqrt(2.0)) <= 1e-15 && fabs(with.x[1] - sqrt(2.0)) <= 1e-15,
+          "step test: x = (%.17g, %.17g)", with.x[0], with.x[1]);
+    CHECK(with.report.iterations < 20, "step test: %d iterations", with.report.iterations);
+
+    /* (b) "or": a step criterion can only stop a solve earlier, never
+     * make it take more iterations than the residual test alone. */
+    opt = defaults(host);
+    opt.tol = 1e-2;
+    const double y0[2] = {0.8, 2.3};
+    run loose = solve(host, 2, circle_hyperbola, circle_hyperbola_jacobian, y0, &opt, 1);
+    opt.step_tol = 1e-14;
+    run both = solve(host, 2, circle_hyperbola, circle_hyperbola_jacobian, y0, &opt, 1);
+    CHECK_STATUS(loose.status, WB_OK, "tol 1e-2");
+    CHECK_STATUS(both.status, WB_OK, "tol 1e-2, step_tol 1e-14");
+    CHECK(both.report.iterations <= loose.report.iterations,
+          "tol 1e-2 alone stops after %d iterations; adding step_tol (an 'or' criterion) "
+          "took %d", loose.report.iterations, both.report.iterations);
+}
+
+int main(int argc, char **argv)
+{
+    const wb_host *host = host_services();
+    if (argc > 1 && strcmp(argv[1], "step_tol") == 0) {
+        test_step_tol_contract(host);
+        return test_summary("newton step_tol contract");
+    }
+    test_defaults_and_create(host);
+    test_analytic_jacobian(host);
+    test_fd_jacobian(host);
+    test_chord(host);
+    test_already_converged(host);
+    test_counters_accumulate(host);
+    test_singular(host);
+    test_no_root(host);
+    test_nonfinite(host);
+    test_residual_status_propagates(host);
+    test_step_tol_tight(host);
+    return test_summary("newton");
+}
