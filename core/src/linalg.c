@@ -29,6 +29,14 @@ int linalg_lu_factor(const wb_host *host, int n, double *A, int *ipiv)
         host->error(host, "lu_factor: the %dx%d matrix has a non-finite entry", n, n);
         return WB_ERR_NONFINITE;
     }
+    if (n == 1) { /* what dgetrf does for 1x1, without its ~250 instructions */
+        ipiv[0] = 1;
+        if (A[0] == 0.0) {
+            host->error(host, "lu_factor: the 1x1 matrix is singular (zero pivot 1)");
+            return WB_ERR_SINGULAR;
+        }
+        return WB_OK;
+    }
     lapack_int info = LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, n, n, A, n, ipiv);
     if (info > 0) {
         host->error(host, "lu_factor: the %dx%d matrix is singular (zero pivot %d)",
@@ -45,6 +53,15 @@ int linalg_lu_factor(const wb_host *host, int n, double *A, int *ipiv)
 int linalg_lu_solve(const wb_host *host, int n, int nrhs, const double *LU,
                     const int *ipiv, double *B)
 {
+    if (n == 1) { /* dgetrs for 1x1 divides by U(1,1): bitwise the same */
+        for (int k = 0; k < nrhs; k++)
+            B[k] = B[k] / LU[0];
+        if (!all_finite(nrhs, B)) {
+            host->error(host, "lu_solve: the solution is not finite (matrix nearly singular)");
+            return WB_ERR_NONFINITE;
+        }
+        return WB_OK;
+    }
     lapack_int info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', n, nrhs, LU,
                                           n, ipiv, B, n);
     if (info != 0) {

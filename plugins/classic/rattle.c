@@ -25,10 +25,10 @@ typedef struct rattle {
     double h;                   /* step of the current Newton solve */
     /* per-step work, allocated once */
     double *drift;              /* q0 + h M^-1 (p0 - h/2 grad V(q0)) */
-    double *W;                  /* M^-1 G(q0)^T, n x m (column k contiguous) */
+    double *W;                  /* M^-1 G(q)^T for the cached q, column k contiguous */
     double *q1, *G1;            /* trial position, G(q1) */
     double *grad0, *G0;         /* grad V and G at the step's start (FSAL cache) */
-    double *cached_q;           /* the q grad0/G0 belong to */
+    double *cached_q;           /* the q that grad0, G0 and W belong to */
     int cache_valid;
     double *half, *tmp, *S, *lambda, *mu, *saved_lambda;
     int *pivots;
@@ -165,30 +165,38 @@ static int position_jacobian(void *user, const double *lambda, double *J)
     return WB_OK;
 }
 
-/* grad V and G at q0, reused from the previous step's end when q0 is it. */
-static void start_values(rattle *r, const double *q0, wb_step_stats *stats)
+/* grad V(q), G(q) and W = M^-1 G(q)^T: the start values of a step and the
+ * end values of the previous one. */
+static void point_values(rattle *r, const double *q, wb_step_stats *stats)
 {
-    if (r->cache_valid && vec_equal(r->n, q0, r->cached_q))
-        return;
-    wb_potential_gradient(r->model, q0, r->grad0);
-    wb_constraint_jacobian(r->model, q0, r->G0);
-    vec_copy(r->n, q0, r->cached_q);
+    const int n = r->n;
+    wb_potential_gradient(r->model, q, r->grad0);
+    wb_constraint_jacobian(r->model, q, r->G0);
+    for (int k = 0; k < r->m; k++)
+        wb_mass_solve(r->model, q, r->G0 + (size_t)k * n, r->W + (size_t)k * n);
+    vec_copy(n, q, r->cached_q);
     r->cache_valid = 1;
     stats->function_evals++;
 }
 
-/* mu from G(q1) M^-1 (half - h/2 G1^T mu) = 0, half = p_{1/2} - h/2 grad V(q1). */
+/* Reused from the previous step's end when q0 is that point. */
+static void start_values(rattle *r, const double *q0, wb_step_stats *stats)
+{
+    if (!r->cache_valid || !vec_equal(r->n, q0, r->cached_q))
+        point_values(r, q0, stats);
+}
+
+/* mu from G(q1) M^-1 (half - h/2 G1^T mu) = 0, half = p_{1/2} - h/2 grad V(q1);
+ * G0 and W hold G(q1) and M^-1 G(q1)^T here. */
 static int velocity_multiplier(rattle *r, const double *q1, wb_step_stats *stats)
 {
     const int n = r->n, m = r->m;
     const wb_host *host = r->host;
     wb_mass_solve(r->model, q1, r->half, r->tmp);
-    for (int i = 0; i < m; i++)
+    for (int i = 0; i < m; i++) {
         r->mu[i] = (2.0 / r->h) * vec_dot(n, r->G0 + (size_t)i * n, r->tmp);
-    for (int k = 0; k < m; k++) {
-        wb_mass_solve(r->model, q1, r->G0 + (size_t)k * n, r->tmp);
-        for (int i = 0; i < m; i++)
-            r->S[i * m + k] = vec_dot(n, r->G0 + (size_t)i * n, r->tmp);
+        for (int k = 0; k < m; k++)
+            r->S[i * m + k] = vec_dot(n, r->G0 + (size_t)i * n, r->W + (size_t)k * n);
     }
     stats->linear_solves++;
     return host->dense_solve(host, m, 1, r->S, r->pivots, r->mu);
@@ -202,14 +210,12 @@ static int step(void *inst, double t, double h, const double *q0, const double *
     (void)t;
     r->h = h;
     start_values(r, q0, stats);
-    /* drift = q0 + h M^-1 (p0 - h/2 grad V(q0)),  W = M^-1 G(q0)^T */
+    /* drift = q0 + h M^-1 (p0 - h/2 grad V(q0)) */
     for (int i = 0; i < n; i++)
         r->tmp[i] = p0[i] - 0.5 * h * r->grad0[i];
     wb_mass_solve(r->model, q0, r->tmp, r->drift);
     for (int i = 0; i < n; i++)
         r->drift[i] = q0[i] + h * r->drift[i];
-    for (int k = 0; k < m; k++)
-        wb_mass_solve(r->model, q0, r->G0 + (size_t)k * n, r->W + (size_t)k * n);
     vec_copy(m, r->lambda, r->saved_lambda);
     int status = r->host->newton_solve(r->host, r->newton, position_residual, position_jacobian,
                                        r, r->lambda, &r->newton_options, stats, NULL);
@@ -224,15 +230,11 @@ static int step(void *inst, double t, double h, const double *q0, const double *
         r->half[i] = p0[i] - 0.5 * h * r->grad0[i];
     for (int k = 0; k < m; k++)
         vec_axpy(n, -0.5 * h * r->lambda[k], r->G0 + (size_t)k * n, r->half);
-    wb_potential_gradient(r->model, q1, r->grad0);
-    wb_constraint_jacobian(r->model, q1, r->G0);
-    vec_copy(n, q1, r->cached_q);
-    stats->function_evals++;
+    point_values(r, q1, stats);
     vec_axpy(n, -0.5 * h, r->grad0, r->half);
     if (r->project_velocity) {
         status = velocity_multiplier(r, q1, stats);
         if (status != WB_OK) {
-            r->cache_valid = 0;
             vec_copy(m, r->saved_lambda, r->lambda);
             return status;
         }
