@@ -381,6 +381,75 @@ static void check_initial_state(checker *c)
     }
 }
 
+/* ---- potential invariants ----------------------------------------------------- */
+
+/* V = sum_i V_i(pi_i), the invariants' gradients and the V_i' against finite
+ * differences, the closed-form quotient if any, and the defining property of
+ * the discrete gradient: DG V(q0, q1) . (q1 - q0) = V(q1) - V(q0). */
+static void check_potential_invariants(checker *c)
+{
+    const wb_model *m = c->m;
+    const wb_potential_invariants_ext *e = c->ext->potential_invariants;
+    void *self = c->self;
+    const int n = m->nq, k = m->n_potential_invariants;
+    double *pi = c->c, *V = pi + k, *dV = V + k, *pp = dV + k, *fd = pp + k, *x = fd + k * n;
+    gap sum = {0, 0}, grad = {0, 0}, slope = {0, 0}, quotient = {0, 0}, direction = {0, 0};
+    for (int point = 0; point < N_POINTS; point++) {
+        const double *q = c->q[point];
+        e->invariants(self, q, pi);
+        e->potentials(self, pi, V, dV);
+        double total = 0;
+        for (int i = 0; i < k; i++)
+            total += V[i];
+        double v = wb_potential(m, q);
+        gap_add(&sum, 1, &total, &v);
+        e->invariants_gradient(self, q, c->a);
+        for (int j = 0; j < n; j++) { /* d pi / d q_j, column j */
+            double h = fd_step(q[j], 0);
+            memcpy(x, q, (size_t)n * sizeof(double));
+            x[j] = q[j] + h;
+            e->invariants(self, x, pp);
+            x[j] = q[j] - h;
+            e->invariants(self, x, fd);
+            for (int i = 0; i < k; i++)
+                c->b[i * n + j] = (pp[i] - fd[i]) / (2 * h);
+        }
+        gap_add(&grad, k * n, c->a, c->b);
+        for (int i = 0; i < k; i++) { /* V_i' */
+            double h = fd_step(pi[i], 0), vp[2];
+            memcpy(pp, pi, (size_t)k * sizeof(double));
+            pp[i] = pi[i] + h;
+            e->potentials(self, pp, fd, NULL);
+            vp[0] = fd[i];
+            pp[i] = pi[i] - h;
+            e->potentials(self, pp, fd, NULL);
+            vp[1] = (vp[0] - fd[i]) / (2 * h);
+            gap_add(&slope, 1, &dV[i], &vp[1]);
+        }
+        const double *q1 = c->q[(point + 1) % N_POINTS];
+        if (e->difference_quotient) {
+            e->invariants(self, q1, pp);
+            e->difference_quotient(self, pi, pp, c->a);
+            e->potentials(self, pp, fd, NULL);
+            for (int i = 0; i < k; i++)
+                c->b[i] = (fd[i] - V[i]) / (pp[i] - pi[i]);
+            gap_add(&quotient, k, c->a, c->b);
+        }
+        WB_CALL(m, potential_discrete_gradient, q, q1, c->a);
+        double change = 0, predicted = wb_potential(m, q1) - v;
+        for (int j = 0; j < n; j++)
+            change += c->a[j] * (q1[j] - q[j]);
+        gap_add(&direction, 1, &change, &predicted);
+    }
+    row(c, "potential = sum V_i(pi_i)", gap_error(&sum), NULL);
+    row(c, "invariants_gradient", gap_error(&grad), NULL);
+    row(c, "potentials: V_i'", gap_error(&slope), NULL);
+    if (e->difference_quotient)
+        row(c, "difference_quotient", gap_error(&quotient), NULL);
+    row(c, "discrete gradient: DG.dq = dV", gap_error(&direction),
+        "(exact for quadratic invariants)");
+}
+
 /* ---- Lie group ---------------------------------------------------------------- */
 
 static double dot(int n, const double *a, const double *b)
@@ -513,7 +582,8 @@ int check_model(model_instance *mi, FILE *out, double tol)
     const wb_model *m = model_instance_view(mi);
     checker c = {.out = out, .tol = tol, .mi = mi, .m = m, .ext = model_instance_extensions(mi),
                  .levels = model_instance_fd_levels(mi), .self = model_instance_self(mi)};
-    int n = m->nq + m->nv + m->n_holonomic + m->n_nonholonomic + m->n_invariants + 4;
+    int n = m->nq + m->nv + m->n_holonomic + m->n_nonholonomic + m->n_invariants +
+            m->n_potential_invariants + 4;
     size_t big = (size_t)n * n + 4 * (size_t)n;
     double *block = calloc(2 * N_POINTS * (size_t)n + 4 * big + fd_scratch_size(m) + 2 * (size_t)n,
                            sizeof(double));
@@ -550,6 +620,8 @@ int check_model(model_instance *mi, FILE *out, double tol)
         check_initial_state(&c);
     check_flow(&c);
     check_generators(&c);
+    if (m->capabilities & WB_CAP_POTENTIAL_INVARIANTS)
+        check_potential_invariants(&c);
     if (m->lie_group)
         check_lie_group(&c);
     if (m->lie_hamiltonian)

@@ -237,7 +237,8 @@ static void print_extensions(const wb_model_class *c)
     } ids[] = {{WB_CAP_MECHANICAL, WB_EXT_MECHANICAL}, {WB_CAP_HOLONOMIC, WB_EXT_HOLONOMIC},
                {WB_CAP_NONHOLONOMIC, WB_EXT_NONHOLONOMIC}, {WB_CAP_INVARIANTS, WB_EXT_INVARIANTS},
                {WB_CAP_INITIAL_STATE, WB_EXT_INITIAL_STATE}, {WB_CAP_LIE_GROUP, WB_EXT_LIE_GROUP},
-               {WB_CAP_LIE_HAMILTONIAN, WB_EXT_LIE_HAMILTONIAN}};
+               {WB_CAP_LIE_HAMILTONIAN, WB_EXT_LIE_HAMILTONIAN},
+               {WB_CAP_POTENTIAL_INVARIANTS, WB_EXT_POTENTIAL_INVARIANTS}};
     printf("    extensions:");
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
         if (bits & ids[i].bit)

@@ -31,6 +31,7 @@ struct model_instance {
     double *arena;
     int *pivot_arena;
     double *mass_factor; /* Cholesky factor of a constant mass matrix */
+    double *invariant_work; /* the discrete gradient's scratch */
     fd_levels levels;
 };
 
@@ -230,6 +231,76 @@ static void fb_nh_qv(void *ctx, const double *q, const double *v, const double *
     fallback_slot *s = ctx;
     fd_nh_hessian_qv_contract(&s->owner->view, s->owner->levels.nh_jacobian_v, s->scratch, q, v,
                               lam, out);
+}
+
+/* Greenspan: sum_i [V_i(pi_i(q1)) - V_i(pi_i(q0))] / [pi_i(q1) - pi_i(q0)]
+ * grad pi_i(q_mid).  Where the two invariants nearly agree the quotient is
+ * 0/0-prone and V_i' at their mean replaces it (to O(d^2)); the model may
+ * supply the quotient in closed form instead. */
+static int nearly_equal(double a, double b)
+{
+    return !(fabs(b - a) > 1e-9 * (1.0 + fabs(a)));
+}
+
+static void fb_potential_discrete_gradient(void *ctx, const double *q0, const double *q1,
+                                           double *dg)
+{
+    model_instance *mi = ctx;
+    const wb_potential_invariants_ext *e = mi->ext.potential_invariants;
+    const int n = mi->info.nq, k = mi->view.n_potential_invariants;
+    double *pi0 = mi->invariant_work, *pi1 = pi0 + k, *v0 = pi1 + k, *v1 = v0 + k;
+    double *mean = v1 + k, *slope = mean + k, *quotient = slope + k, *qm = quotient + k;
+    double *dpi = qm + n;
+    e->invariants(mi->self, q0, pi0);
+    e->invariants(mi->self, q1, pi1);
+    if (EXT_FN(e, wb_potential_invariants_ext, difference_quotient)) {
+        e->difference_quotient(mi->self, pi0, pi1, quotient);
+    } else {
+        e->potentials(mi->self, pi0, v0, NULL);
+        e->potentials(mi->self, pi1, v1, NULL);
+        for (int i = 0; i < k; i++)
+            mean[i] = 0.5 * (pi0[i] + pi1[i]);
+        e->potentials(mi->self, mean, NULL, slope);
+        for (int i = 0; i < k; i++)
+            quotient[i] = nearly_equal(pi0[i], pi1[i]) ? slope[i]
+                                                       : (v1[i] - v0[i]) / (pi1[i] - pi0[i]);
+    }
+    for (int j = 0; j < n; j++)
+        qm[j] = 0.5 * (q0[j] + q1[j]);
+    e->invariants_gradient(mi->self, qm, dpi);
+    for (int j = 0; j < n; j++) {
+        double sum = 0;
+        for (int i = 0; i < k; i++)
+            sum += quotient[i] * dpi[(size_t)i * n + j];
+        dg[j] = sum;
+    }
+}
+
+static int bind_potential_invariants(model_instance *mi)
+{
+    wb_model *v = &mi->view;
+    const wb_potential_invariants_ext *e = mi->ext.potential_invariants;
+    if (!e->count || !e->invariants || !e->invariants_gradient || !e->potentials) {
+        host_error("model '%s': extension %s must provide count, invariants, "
+                   "invariants_gradient and potentials", v->name, WB_EXT_POTENTIAL_INVARIANTS);
+        return -1;
+    }
+    int k = e->count(mi->self);
+    if (k < 1) {
+        host_error("model '%s': %s reports %d invariants", v->name, WB_EXT_POTENTIAL_INVARIANTS, k);
+        return -1;
+    }
+    mi->invariant_work = calloc((size_t)k * (7 + (size_t)mi->info.nq) + (size_t)mi->info.nq,
+                                sizeof(double));
+    if (!mi->invariant_work) {
+        host_error("model '%s': out of memory", v->name);
+        return -1;
+    }
+    v->n_potential_invariants = k;
+    v->potential_discrete_gradient.fn = fb_potential_discrete_gradient;
+    v->potential_discrete_gradient.ctx = mi;
+    v->capabilities |= WB_CAP_POTENTIAL_INVARIANTS;
+    return 0;
 }
 
 static int fb_no_generator(void *ctx, int index, const double *q, double *xi)
@@ -478,6 +549,7 @@ static void query_extensions(model_instance *mi)
     mi->ext.initial = c->get_extension(WB_EXT_INITIAL_STATE);
     mi->ext.lie_group = c->get_extension(WB_EXT_LIE_GROUP);
     mi->ext.lie_hamiltonian = c->get_extension(WB_EXT_LIE_HAMILTONIAN);
+    mi->ext.potential_invariants = c->get_extension(WB_EXT_POTENTIAL_INVARIANTS);
 }
 
 static int build_view(model_instance *mi)
@@ -506,6 +578,8 @@ static int build_view(model_instance *mi)
     if (bind_invariants_and_energy(mi) != 0)
         return -1;
     if (bind_lie(mi) != 0)
+        return -1;
+    if (mi->ext.potential_invariants && bind_potential_invariants(mi) != 0)
         return -1;
     if (EXT_FN(mi->ext.initial, wb_initial_state_ext, initial)) {
         v->initial.fn = mi->ext.initial->initial;
@@ -563,6 +637,7 @@ void model_instance_destroy(model_instance *mi)
     free(mi->arena);
     free(mi->pivot_arena);
     free(mi->mass_factor);
+    free(mi->invariant_work);
     free(mi->params);
     free(mi);
 }

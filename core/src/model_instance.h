@@ -16,6 +16,7 @@ typedef struct model_extensions {
     const wb_initial_state_ext *initial;
     const wb_lie_group_ext *lie_group;
     const wb_lie_hamiltonian_ext *lie_hamiltonian;
+    const wb_potential_invariants_ext *potential_invariants;
 } model_extensions;
 
 /* params: one value per class parameter, or NULL for the defaults.

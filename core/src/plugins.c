@@ -598,6 +598,7 @@ unsigned plugins_model_extensions(const wb_model_class *cls)
         {WB_EXT_INITIAL_STATE, WB_CAP_INITIAL_STATE},
         {WB_EXT_LIE_GROUP, WB_CAP_LIE_GROUP},
         {WB_EXT_LIE_HAMILTONIAN, WB_CAP_LIE_HAMILTONIAN},
+        {WB_EXT_POTENTIAL_INVARIANTS, WB_CAP_POTENTIAL_INVARIANTS},
     };
     unsigned bits = 0;
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)

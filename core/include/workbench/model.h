@@ -41,6 +41,7 @@
 #define WB_EXT_INITIAL_STATE "wb.initial_state/1"
 #define WB_EXT_LIE_GROUP "wb.lie_group/1"
 #define WB_EXT_LIE_HAMILTONIAN "wb.lie_hamiltonian/1"
+#define WB_EXT_POTENTIAL_INVARIANTS "wb.potential_invariants/1"
 
 /* A named real parameter with its default and admissible closed range. */
 typedef struct wb_param_spec {
@@ -170,6 +171,29 @@ typedef struct wb_initial_state_ext {
     /* A consistent initial state: g(q) = 0, G M^-1 p = 0, Phi = 0. */
     void (*initial)(void *self, double *q, double *p);
 } wb_initial_state_ext;
+
+/* ---- wb.potential_invariants/1 ----------------------------------------
+ * The potential written through invariants of the symmetry group,
+ * V(q) = sum_i V_i(pi_i(q)), i = 1..count (exactly: no remainder), as
+ * energy-momentum schemes need for Greenspan's discrete gradient
+ *   DG V = sum_i [V_i(pi_i(q1)) - V_i(pi_i(q0))] / [pi_i(q1) - pi_i(q0)]
+ *          * grad pi_i(q_mid)      (exact when the pi_i are quadratic).
+ * For the four-particle system pi_1 = |q3 - q1|^2, pi_2 = |q4 - q2|^2. */
+typedef struct wb_potential_invariants_ext {
+    uint32_t struct_size;
+    /* Number of invariants (may depend on the instance). */
+    int (*count)(void *self);
+    /* pi(q), count values. */
+    void (*invariants)(void *self, const double *q, double *pi);
+    /* d pi_i / dq, count x nq. */
+    void (*invariants_gradient)(void *self, const double *q, double *dpi);
+    /* V_i(pi_i) and V_i'(pi_i) for each i (V or dV may be NULL). */
+    void (*potentials)(void *self, const double *pi, double *V, double *dV);
+    /* [V_i(b_i) - V_i(a_i)] / (b_i - a_i) in closed form, finite as
+     * b_i -> a_i (then V_i'(a_i)).  Optional: the host falls back to the
+     * quotient, or V_i' at the midpoint when |b_i - a_i| is tiny. */
+    void (*difference_quotient)(void *self, const double *a, const double *b, double *out);
+} wb_potential_invariants_ext;
 
 /* ---- wb.lie_group/1 --------------------------------------------------
  * The configuration space is a matrix Lie group G; q holds nq numbers

@@ -27,6 +27,7 @@
 #define WB_CAP_INITIAL_STATE 0x10u
 #define WB_CAP_LIE_GROUP 0x20u
 #define WB_CAP_LIE_HAMILTONIAN 0x40u
+#define WB_CAP_POTENTIAL_INVARIANTS 0x80u
 
 /* A callback bound to its context. */
 #define WB_BOUND(ret, name, ...)               \
@@ -98,6 +99,16 @@ typedef struct wb_model {
     const wb_lie_group_ext *lie_group;
     const wb_lie_hamiltonian_ext *lie_hamiltonian;
     void *lie_self;
+
+    /* Potential invariants (wb.potential_invariants/1): the number of
+     * invariants and, when the model has them, the potential's discrete
+     * gradient in Greenspan's form (Gonzalez's generic form otherwise is
+     * the integrator's business):
+     *   dg = sum_i Q_i(pi_i(q0), pi_i(q1)) grad pi_i((q0 + q1)/2), nq values,
+     * with Q_i the difference quotient of V_i. */
+    int n_potential_invariants;
+    WB_BOUND(void, potential_discrete_gradient, const double *q0, const double *q1,
+             double *dg);
 } wb_model;
 
 #undef WB_BOUND
