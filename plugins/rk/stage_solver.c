@@ -1,76 +1,11 @@
-/* Partitioned Runge-Kutta steps for mechanical models (see stage_solver.h). */
-#include "stage_solver.h"
+/* Partitioned Runge-Kutta steps for mechanical models (see stage_solver.h):
+ * set-up, the step and its compensated update, the method callbacks. */
+#include "stage_solver_internal.h"
 #include "wb_vec.h"
 
 #include <float.h>
 #include <stdlib.h>
 
-struct stage_solver {
-    const wb_host *host;
-    const wb_model *model;
-    int n;          /* configuration dimension          */
-    int s;          /* stages                            */
-    int dim;        /* 2n: one stage state (q, p)        */
-    int size;       /* s * dim unknowns                  */
-    const double *aq, *ap, *bq, *bp, *cq, *cp;
-    int explicit_tableau;
-    int iteration, max_iter, compensated;
-    double tol;
-    double *dq, *dp;    /* b^T A^-1 when A is invertible, else NULL */
-    double *Z, *F, *R, *Y, *J, *matrix, *error, *last, *work;
-    int *pivots;
-    int have_last;
-};
-
-/* ---- the vector field and its Jacobian -------------------------------------------- */
-
-static void field(stage_solver *s, const double *y, double *out, wb_step_stats *stats)
-{
-    const int n = s->n;
-    wb_mass_solve(s->model, y, y + n, out);
-    wb_potential_gradient(s->model, y, out + n);
-    wb_kinetic_gradient(s->model, y, y + n, s->work);
-    for (int i = 0; i < n; i++)
-        out[n + i] = -out[n + i] - s->work[i];
-    stats->function_evals++;
-}
-
-/* J = dF/dy at y, dim x dim.  Blocks that a configuration-dependent mass
- * matrix adds (d(M^-1 p)/dq, d^2T/dq^2, d^2T/dq dp) come from central
- * differences of the model's own functions. */
-static void field_jacobian(stage_solver *s, const double *y, double *J, wb_step_stats *stats)
-{
-    const int n = s->n, dim = s->dim;
-    double *unit = s->work, *column = s->work + n, *H = s->work + 2 * n;
-    for (int i = 0; i < dim * dim; i++)
-        J[i] = 0;
-    for (int j = 0; j < n; j++) { /* dq/dp = M^-1 */
-        for (int i = 0; i < n; i++)
-            unit[i] = (i == j);
-        wb_mass_solve(s->model, y, unit, column);
-        for (int i = 0; i < n; i++)
-            J[i * dim + n + j] = column[i];
-    }
-    wb_potential_hessian(s->model, y, H);
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-            J[(n + i) * dim + j] = -H[i * n + j];
-    if (!s->model->mass_constant) {
-        double *yp = H, *plus = H + dim, *minus = plus + dim;
-        for (int j = 0; j < dim; j++) {
-            const double step = 6.0554544523933395e-06 * fmax(1.0, fabs(y[j]));
-            vec_copy(dim, y, yp);
-            yp[j] = y[j] + step;
-            field(s, yp, plus, stats);
-            yp[j] = y[j] - step;
-            field(s, yp, minus, stats);
-            for (int i = 0; i < dim; i++)
-                if (!(i < n && j >= n)) /* M^-1 is exact above */
-                    J[i * dim + j] = (plus[i] - minus[i]) / (2 * step);
-        }
-    }
-    stats->jacobian_evals++;
-}
 
 /* ---- set-up -------------------------------------------------------------------------- */
 
@@ -112,6 +47,8 @@ void stage_solver_destroy(stage_solver *s)
     free(s->dq);
     free(s->Z);
     free(s->pivots);
+    free(s->separable);
+    free(s->qpivots);
     free(s);
 }
 
@@ -164,6 +101,11 @@ stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
     s->error = s->matrix + size * size;
     s->last = s->error + dim;
     s->work = s->last + dim;           /* 3 dim^2 + 4 n + dim */
+    if (model->mass_constant && !s->explicit_tableau && separable_setup(s) != 0) {
+        stage_solver_destroy(s);
+        *status = WB_ERR_NOMEM;
+        return NULL;
+    }
     *status = WB_OK;
     return s;
 }
@@ -175,170 +117,29 @@ void stage_solver_reset(stage_solver *s)
         s->error[i] = 0;
 }
 
-/* ---- stages ------------------------------------------------------------------------------ */
-
-/* Y = y0 + Z_i */
-static void stage_state(stage_solver *s, const double *y0, int i, double *Y)
+int stage_iteration_converged(const stage_solver *s, int iteration, double norm,
+                              double previous, double size_of_unknowns)
 {
-    const double *Zi = s->Z + (size_t)i * s->dim;
-    for (int k = 0; k < s->dim; k++)
-        Y[k] = y0[k] + Zi[k];
-}
-
-/* R_i = Z_i - h sum_j a_ij (F_j restricted to q or p) */
-static void residual(stage_solver *s, double h)
-{
-    const int n = s->n, dim = s->dim, st = s->s;
-    for (int i = 0; i < st; i++) {
-        double *Ri = s->R + (size_t)i * dim;
-        vec_copy(dim, s->Z + (size_t)i * dim, Ri);
-        for (int j = 0; j < st; j++) {
-            const double *Fj = s->F + (size_t)j * dim;
-            vec_axpy(n, -h * s->aq[i * st + j], Fj, Ri);
-            vec_axpy(n, -h * s->ap[i * st + j], Fj + n, Ri + n);
-        }
-    }
-}
-
-/* I - h (A (x) J), with the q-rows using a and the p-rows a2; J_j per stage
- * (full Newton) or one J for all (simplified). */
-static int newton_matrix(stage_solver *s, double h, int per_stage)
-{
-    const int n = s->n, dim = s->dim, st = s->s, size = s->size;
-    for (int i = 0; i < st; i++)
-        for (int j = 0; j < st; j++) {
-            const double *Jj = s->J + (per_stage ? (size_t)j * dim * dim : 0);
-            for (int r = 0; r < dim; r++) {
-                const double a = (r < n ? s->aq : s->ap)[i * st + j];
-                double *row = s->matrix + (size_t)(i * dim + r) * size + (size_t)j * dim;
-                for (int c = 0; c < dim; c++)
-                    row[c] = (i == j && r == c) - h * a * Jj[r * dim + c];
-            }
-        }
-    return s->host->lu_factor(s->host, size, s->matrix, s->pivots);
-}
-
-static void evaluate_stages(stage_solver *s, const double *y0, wb_step_stats *stats)
-{
-    for (int j = 0; j < s->s; j++) {
-        stage_state(s, y0, j, s->Y);
-        field(s, s->Y, s->F + (size_t)j * s->dim, stats);
-    }
-}
-
-static int iterate(stage_solver *s, double h, const double *y0, wb_step_stats *stats)
-{
-    const int size = s->size;
-    double previous = INFINITY;
-    int status;
-    if (s->iteration == ITERATE_SIMPLIFIED) {
-        field_jacobian(s, y0, s->J, stats);
-        if ((status = newton_matrix(s, h, 0)) != WB_OK)
-            return status;
-        stats->linear_solves++;
-    }
-    for (int it = 0; it < s->max_iter; it++) {
-        evaluate_stages(s, y0, stats);
-        residual(s, h);
-        stats->residual_evals++;
-        if (s->iteration == ITERATE_NEWTON) {
-            for (int j = 0; j < s->s; j++) {
-                stage_state(s, y0, j, s->Y);
-                field_jacobian(s, s->Y, s->J + (size_t)j * s->dim * s->dim, stats);
-            }
-            if ((status = newton_matrix(s, h, 1)) != WB_OK)
-                return status;
-            stats->linear_solves++;
-        }
-        if (s->iteration != ITERATE_FIXED_POINT) {
-            status = s->host->lu_solve(s->host, size, 1, s->matrix, s->pivots, s->R);
-            stats->linear_solves++;
-            if (status != WB_OK)
-                return status;
-        }
-        double norm = vec_max_abs(size, s->R);
-        vec_axpy(size, -1.0, s->R, s->Z);
-        stats->newton_iterations++;
-        if (!isfinite(norm)) {
-            s->host->error(s->host, "stage iteration produced a non-finite increment");
-            return WB_ERR_NONFINITE;
-        }
-        if (norm == 0.0 || norm <= s->tol)
-            return WB_OK;
-        /* converged to round-off: the increment stops decreasing */
-        if (it > 0 && norm >= previous && norm <= 1e-10 * (1.0 + vec_max_abs(size, s->Z)))
-            return WB_OK;
-        previous = norm;
-    }
-    s->host->error(s->host, "stage iteration did not converge in %d iterations (last "
-                            "increment %.3e)", s->max_iter, previous);
-    return WB_ERR_NEWTON;
-}
-
-static void explicit_stages(stage_solver *s, double h, const double *y0, wb_step_stats *stats)
-{
-    const int n = s->n, dim = s->dim, st = s->s;
-    for (int i = 0; i < st; i++) {
-        vec_copy(dim, y0, s->Y);
-        for (int j = 0; j < i; j++) {
-            const double *Fj = s->F + (size_t)j * dim;
-            vec_axpy(n, h * s->aq[i * st + j], Fj, s->Y);
-            vec_axpy(n, h * s->ap[i * st + j], Fj + n, s->Y + n);
-        }
-        field(s, s->Y, s->F + (size_t)i * dim, stats);
-    }
-}
-
-/* The increment y1 - y0 into R[0 .. dim): through d = b^T A^-1 and the
- * final stage increments when A is invertible (no extra evaluations, and
- * exactly consistent with the solved stages), else h sum b_j F(Y_j). */
-static void increment(stage_solver *s, double h, const double *y0, wb_step_stats *stats,
-                      int fresh_stages)
-{
-    const int n = s->n, dim = s->dim, st = s->s;
-    double *delta = s->R;
-    for (int k = 0; k < dim; k++)
-        delta[k] = 0;
-    if (s->dq) {
-        for (int j = 0; j < st; j++) {
-            const double *Zj = s->Z + (size_t)j * dim;
-            vec_axpy(n, s->dq[j], Zj, delta);
-            vec_axpy(n, s->dp[j], Zj + n, delta + n);
-        }
-        return;
-    }
-    if (!fresh_stages)
-        evaluate_stages(s, y0, stats);
-    for (int j = 0; j < st; j++) {
-        const double *Fj = s->F + (size_t)j * dim;
-        vec_axpy(n, h * s->bq[j], Fj, delta);
-        vec_axpy(n, h * s->bp[j], Fj + n, delta + n);
-    }
+    if (norm == 0.0 || norm <= s->tol)
+        return 1;
+    /* converged to round-off: the increment stops decreasing */
+    return iteration > 0 && norm >= previous && norm <= 1e-10 * (1.0 + size_of_unknowns);
 }
 
 int stage_solver_step(stage_solver *s, double h, const double *q0, const double *p0,
                       double *q1, double *p1, wb_step_stats *stats)
 {
-    const int n = s->n, dim = s->dim, st = s->s;
+    const int n = s->n, dim = s->dim;
     double *y0 = s->work + 3 * dim * dim + 4 * n; /* after field_jacobian's scratch */
     vec_copy(n, q0, y0);
     vec_copy(n, p0, y0 + n);
     if (!s->have_last || !vec_equal(dim, y0, s->last))
         for (int k = 0; k < dim; k++)
             s->error[k] = 0; /* a new start: nothing to compensate */
-    if (s->explicit_tableau) {
-        explicit_stages(s, h, y0, stats);
-        increment(s, h, y0, stats, 1);
-    } else {
-        field(s, y0, s->F, stats); /* first guess Z_i = h c_i F(y0) */
-        for (int i = 0; i < st; i++)
-            for (int k = 0; k < dim; k++)
-                s->Z[(size_t)i * dim + k] = h * (k < n ? s->cq[i] : s->cp[i]) * s->F[k];
-        int status = iterate(s, h, y0, stats);
-        if (status != WB_OK)
-            return status;
-        increment(s, h, y0, stats, 0);
-    }
+    int status = s->separable ? separable_increment(s, h, y0, stats)
+                              : general_increment(s, h, y0, stats);
+    if (status != WB_OK)
+        return status;
     double *y1 = s->last;
     for (int k = 0; k < dim; k++) {
         const double inc = s->R[k] + (s->compensated ? s->error[k] : 0.0);

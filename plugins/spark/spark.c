@@ -33,7 +33,7 @@ typedef struct spark {
     double *Q, *F, *G, *K, *grad, *v, *p1, *T, *B, *Gv, *MG, *tmp;
 } spark;
 
-enum { OPT_S, OPT_TOL, OPT_MAX_ITER, OPT_ITERATION };
+enum { OPT_S, OPT_TOL, OPT_MAX_ITER, OPT_ITERATION, OPT_STEP_TOL };
 static const wb_option_spec options[] = {
     {"s", WB_OPT_INTEGER, 3, 2, 8, NULL, NULL,
      "stages of the Lobatto IIIA-IIIB pair: order 2s-2 (s = 2 is RATTLE)"},
@@ -42,6 +42,9 @@ static const wb_option_spec options[] = {
     {"max_iter", WB_OPT_INTEGER, 50, 1, 1000, NULL, NULL, "Newton iterations per step"},
     {"iteration", WB_OPT_CHOICE, 0, 0, 0, "newton", "newton|simplified",
      "full Newton, or simplified Newton reusing the step's first Jacobian"},
+    {"step_tol", WB_OPT_NUMBER, 0, 0, 1e-3, NULL, NULL,
+     "also converged when the Newton update is below step_tol (1 + |x|): 1e-15 iterates "
+     "to machine precision; 0 uses the residual test alone"},
 };
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL};
@@ -243,6 +246,7 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
     k->newton_options.tol = opts[OPT_TOL].number;
     k->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
     k->newton_options.simplified = opts[OPT_ITERATION].string[0] == 's';
+    k->newton_options.step_tol = opts[OPT_STEP_TOL].number;
     /* x, saved; Minv, MG; Q, F; G; K; v, p1, tmp, Gv; B; T */
     size_t doubles = 2 * (size_t)k->size + 2 * (size_t)n * n + 2 * (size_t)s * n +
                      (size_t)s * m * n + (size_t)s * n * n + 4 * (size_t)n + (size_t)m * n +
