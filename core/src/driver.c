@@ -333,6 +333,7 @@ static int run_loop(integrator *it, solution *s, const run_options *opt, double 
     double *qa = work, *pa = qa + nq, *qb = pa + nv, *pb = qb + nq;
     double *aux = pb + nv;
     progress pg = {opt->progress, 0, now_seconds(), 0};
+    long long until_record = opt->every;
     for (long long n = 0; n < opt->steps; n++) {
         const double t = opt->t0 + (double)n * opt->h;
         int status = m->step(it->inst, t, opt->h, qa, pa, qb, pb, &s->stats);
@@ -347,7 +348,8 @@ static int run_loop(integrator *it, solution *s, const run_options *opt, double 
         double *swap = qa;
         qa = qb, qb = swap;
         swap = pa, pa = pb, pb = swap;
-        if ((n + 1) % opt->every == 0 || n + 1 == opt->steps) {
+        if (--until_record == 0 || n + 1 == opt->steps) {
+            until_record = opt->every;
             if (s->n_aux)
                 m->aux_values(it->inst, aux);
             solution_fill_row(s, opt->t0 + (double)(n + 1) * opt->h, qa, pa, aux, row);

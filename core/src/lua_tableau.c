@@ -335,6 +335,11 @@ void lua_tableau_register(lua_State *L)
         lua_setfield(L, -2, *f);
     }
     static const luaL_Reg functions[] = {
+        /* wb.tableau.order(T) and friends: the methods as functions */
+        {"order", tableau_order_method},
+        {"is_symplectic", tableau_is_symplectic},
+        {"is_symmetric", tableau_is_symmetric},
+        {"stability", tableau_stability_method},
         {"family", tableau_family_call},
         {"named", tableau_by_name},
         {"compose", tableau_compose_call},

@@ -82,9 +82,9 @@ local d = 0
 for i = 1, 3 do for j = 1, 3 do d = math.max(d, math.abs(pair3.a2[i][j] - iiib[i][j])) end end
 wb.expect_below(d, 1e-15, "the pair's second tableau is Lobatto IIIB")
 
--- explicit methods
+-- explicit methods (wb.tableau.order(T) is T:order())
 for name, order in pairs({euler = 1, explicit_midpoint = 2, heun = 2, kutta3 = 3, rk4 = 4, rk38 = 4}) do
-  wb.check(wb.tableau.named(name):order() == order, string.format("%s has order %d", name, order))
+  wb.check(wb.tableau.order(wb.tableau.named(name)) == order, string.format("%s has order %d", name, order))
 end
 
 -- structure
