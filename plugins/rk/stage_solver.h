@@ -62,6 +62,48 @@ enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER
          "compensated summation of the update (round-off grows like a random walk)"},      \
     }
 
+/* The whole plugin of a family with one stage-solver method: options,
+ * method, family and entry.  `partitioned` is rk or prk. */
+#define STAGE_SOLVER_FAMILY(family_name, partitioned, default_tableau, tableau_doc, method_doc,  \
+                            order_text, family_doc)                                             \
+    static const wb_option_spec options[STAGE_OPT_COUNT] =                                     \
+        STAGE_SOLVER_OPTIONS(default_tableau, tableau_doc);                                     \
+    static const char *const requires[] = {WB_EXT_MECHANICAL, NULL};                            \
+    static const wb_method stage_method = {                                                     \
+        .struct_size = sizeof(wb_method),                                                       \
+        .name = family_name,                                                                    \
+        .doc = method_doc,                                                                      \
+        .options = options,                                                                     \
+        .n_options = STAGE_OPT_COUNT,                                                           \
+        .requires = requires,                                                                   \
+        .handles = WB_HANDLES_UNCONSTRAINED,                                                    \
+        .order_doc = order_text,                                                                \
+        .property_flags = WB_PROP_SYMPLECTIC | WB_PROP_SYMMETRIC | WB_PROP_MOMENTUM_CONSERVING, \
+        .describe = stage_method_describe_##partitioned,                                        \
+        .create = stage_method_create_##partitioned,                                            \
+        .destroy = stage_method_destroy,                                                        \
+        .reset = stage_method_reset,                                                            \
+        .step = stage_method_step,                                                              \
+    };                                                                                          \
+    static const wb_method *const methods[] = {&stage_method};                                  \
+    static const wb_family stage_family = {                                                     \
+        .struct_size = sizeof(wb_family),                                                       \
+        .name = family_name,                                                                    \
+        .doc = family_doc,                                                                      \
+        .methods = methods,                                                                     \
+        .n_methods = 1,                                                                         \
+    };                                                                                          \
+    WB_PLUGIN_ENTRY = {                                                                         \
+        .abi_major = WB_ABI_MAJOR,                                                              \
+        .abi_minor = WB_ABI_MINOR,                                                              \
+        .struct_size = sizeof(wb_plugin_entry),                                                 \
+        .kind = WB_KIND_INTEGRATOR,                                                             \
+        .name = family_name,                                                                    \
+        .version = "1.0",                                                                       \
+        .description = family_doc,                                                              \
+        .descriptor = &stage_family,                                                            \
+    }
+
 int stage_method_create_rk(const wb_host *host, const wb_model *model,
                            const wb_option_value *opts, void **inst);
 int stage_method_create_prk(const wb_host *host, const wb_model *model,
