@@ -308,12 +308,14 @@ static int all_finite(int n, const double *x)
     return 1;
 }
 
+/* The step's own message when it reported one (the slot is cleared before
+ * every step), else what the driver saw. */
 static int fail_step(solution *s, const run_options *opt, long long n, double t, int status)
 {
     char message[1024];
-    const char *why = status == WB_ERR_NONFINITE && !strstr(host_last_error(), "finite")
-                          ? "the state became non-finite (NaN or Inf)"
-                          : host_last_error();
+    const char *why = host_has_error() ? host_last_error()
+                      : status == WB_ERR_NONFINITE ? "the state became non-finite (NaN or Inf)"
+                                                   : "the method reported no reason";
     if (interrupt_requested)
         why = "interrupted";
     snprintf(message, sizeof message, "step %lld (t = %.17g, h = %g) failed: %s", n + 1, t,
@@ -336,6 +338,7 @@ static int run_loop(integrator *it, solution *s, const run_options *opt, double 
     long long until_record = opt->every;
     for (long long n = 0; n < opt->steps; n++) {
         const double t = opt->t0 + (double)n * opt->h;
+        host_clear_error();
         int status = m->step(it->inst, t, opt->h, qa, pa, qb, pb, &s->stats);
         if (status == WB_OK && !(all_finite(nq, qb) && all_finite(nv, pb)))
             status = WB_ERR_NONFINITE;

@@ -44,6 +44,11 @@ const char *host_last_error(void)
     return error_slot[0] ? error_slot : "unknown error (no message reported)";
 }
 
+int host_has_error(void)
+{
+    return error_slot[0] != '\0';
+}
+
 void host_clear_error(void)
 {
     error_slot[0] = '\0';

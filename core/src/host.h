@@ -12,6 +12,7 @@ const wb_host *host_services(void);
  * host_error(); readers take the message after a failing call. */
 void host_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *host_last_error(void);
+int host_has_error(void);
 void host_clear_error(void);
 /* Prefix the current error message with context ("model 'x': "). */
 void host_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -172,11 +172,17 @@ static int solution_index(lua_State *L)
     const char *key = luaL_checkstring(L, 2);
     if (strcmp(key, "t") == 0) {
         stored(L, 1);
+        /* built once and kept: scripts read sol.t inside loops */
+        if (lua_getiuservalue(L, 1, 3) == LUA_TTABLE)
+            return 1;
+        lua_pop(L, 1);
         lua_createtable(L, (int)s->n_rows, 0);
         for (long long r = 0; r < s->n_rows; r++) {
             lua_pushnumber(L, s->rows[(size_t)r * s->width]);
             lua_rawseti(L, -2, r + 1);
         }
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, 1, 3);
     } else if (strcmp(key, "stats") == 0) {
         push_stats(L, s);
     } else if (strcmp(key, "n") == 0) {
@@ -235,7 +241,7 @@ static int solution_len(lua_State *L)
 
 void lua_push_solution(lua_State *L, solution *s, int model_idx, int method_idx)
 {
-    lua_solution *ls = lua_newuserdatauv(L, sizeof *ls, 2);
+    lua_solution *ls = lua_newuserdatauv(L, sizeof *ls, 3); /* model, method, sol.t */
     ls->sol = s;
     luaL_setmetatable(L, LUA_SOLUTION_TYPE);
     lua_pushvalue(L, model_idx); /* the solution borrows the model instance */

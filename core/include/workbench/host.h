@@ -113,7 +113,9 @@ struct wb_host {
 
     /* Dense LU with partial pivoting (LAPACK dgetrf/dgetrs).  A is n x n
      * row-major and is overwritten by its factors; ipiv has n entries.
-     * WB_ERR_SINGULAR for an exactly singular or non-finite matrix. */
+     * WB_ERR_SINGULAR for an exactly singular matrix, WB_ERR_NONFINITE for
+     * one with a NaN or Inf entry (and from lu_solve for a non-finite
+     * solution). */
     int (*lu_factor)(const wb_host *host, int n, double *A, int *ipiv);
     /* Solve A X = B with the factors of lu_factor; B holds nrhs vectors of
      * length n and is overwritten by X. */
@@ -154,8 +156,10 @@ struct wb_host {
     /* Tableaux.  family is one of the names `wb.tableau` knows ("gauss",
      * "radau_ia", "radau_iia", "lobatto_iiia", "lobatto_iiib",
      * "lobatto_iiic", "lobatto_iiic_star", "lobatto_iiia_iiib"), s its
-     * stage count; named() takes "euler", "heun", "kutta3", "rk4", "rk38".
-     * NULL (with error reported) for an unknown name or unsupported s. */
+     * stage count, from 1 (2 for the Lobatto families) to 16; named()
+     * takes "euler", "explicit_midpoint", "heun", "kutta3", "rk4", "rk38"
+     * and "<family><s>" such as "gauss3".  NULL (with the error reported)
+     * for an unknown name or an s out of range. */
     const wb_tableau *(*tableau_family)(const wb_host *host,
                                         const char *family, int s);
     const wb_tableau *(*tableau_named)(const wb_host *host, const char *name);

@@ -1,0 +1,465 @@
+/* The discrete problem of HBVM(k, s) and its two solvers (see hbvm.h). */
+#include "hbvm.h"
+#include "wb_vec.h"
+
+#include <float.h>
+#include <stdlib.h>
+
+/* ---- memory (create time only) ------------------------------------------------------ */
+
+static double *take(double **cursor, size_t count)
+{
+    double *p = *cursor;
+    *cursor += count;
+    return p;
+}
+
+int hbvm_alloc(hbvm *it)
+{
+    const size_t n = (size_t)it->n, m = (size_t)it->m, s = (size_t)it->s, k = (size_t)it->k;
+    const size_t size = (size_t)it->size;
+    const size_t doubles = n * n + size + m + k * n * (2 + m) + s * n * (2 + 2 * m) + m * m +
+                           2 * size + size * size + k * n * n + k * m * n + 2 * n * n + 8 * n;
+    double *p = calloc(doubles, sizeof(double));
+    it->pivots = calloc(size + 1, sizeof(int));
+    if (!p || !it->pivots) {
+        free(p);
+        free(it->pivots);
+        it->pivots = NULL;
+        it->host->error(it->host, "hbvm: out of memory (k = %d, s = %d, n = %d)", it->k,
+                        it->s, it->n);
+        return WB_ERR_NOMEM;
+    }
+    it->Minv = take(&p, n * n);
+    it->x = take(&p, size);
+    it->lambda = take(&p, m);
+    it->Y = take(&p, k * n);
+    it->grad = take(&p, k * n);
+    it->G = take(&p, k * m * n);
+    it->psi = take(&p, s * n);
+    it->rho = take(&p, s * m * n);
+    it->a = take(&p, s * n);
+    it->D = take(&p, s * m * n);
+    it->S = take(&p, m * m);
+    /* Newton's arrays, small enough to allocate whatever the solver */
+    it->R = take(&p, size);
+    it->dx = take(&p, size);
+    it->J = take(&p, size * size);
+    it->K = take(&p, k * n * n);
+    it->B = take(&p, k * m * n);
+    it->hess = take(&p, n * n);
+    it->T = take(&p, n * n);
+    it->force = take(&p, 2 * n);
+    it->work = take(&p, 2 * n);
+    it->carry = take(&p, 2 * n);
+    it->last = take(&p, 2 * n);
+    /* M^-1 column by column (M is constant: any q will do) */
+    double *unit = it->work, *column = it->work + n;
+    for (size_t j = 0; j < n; j++) {
+        for (size_t i = 0; i < n; i++)
+            unit[i] = (i == j);
+        wb_mass_solve(it->model, unit, unit, column);
+        for (size_t i = 0; i < n; i++)
+            it->Minv[i * n + j] = column[i];
+    }
+    return WB_OK;
+}
+
+void hbvm_free(hbvm *it)
+{
+    free(it->Minv); /* the head of the one block */
+    free(it->pivots);
+    it->Minv = NULL;
+    it->pivots = NULL;
+}
+
+void hbvm_restart(hbvm *it)
+{
+    it->have_last = 0;
+    for (int i = 0; i < 2 * it->n; i++)
+        it->carry[i] = 0.0;
+}
+
+/* ---- the pieces of one evaluation ------------------------------------------------------ */
+
+static double *gamma_of(hbvm *it, double *x, int j) { return x + (size_t)j * it->n; }
+static double *lambda_of(hbvm *it, double *x) { return x + (size_t)it->s * it->n; }
+static double *rho_of(hbvm *it, int j) { return it->rho + (size_t)j * it->m * it->n; }
+static double *D_of(hbvm *it, int j) { return it->D + (size_t)j * it->m * it->n; }
+
+/* Y_l = q0 + h sum_j I_lj gamma_j, and grad V, G there. */
+static void evaluate_stages(hbvm *it, const double *x, wb_step_stats *stats)
+{
+    const int n = it->n, s = it->s;
+    for (int l = 0; l < it->k; l++) {
+        double *Yl = it->Y + (size_t)l * n;
+        vec_copy(n, it->q0, Yl);
+        for (int j = 0; j < s; j++)
+            vec_axpy(n, it->h * it->basis.I[l * s + j], x + (size_t)j * n, Yl);
+        wb_potential_gradient(it->model, Yl, it->grad + (size_t)l * n);
+        if (it->m > 0)
+            wb_constraint_jacobian(it->model, Yl, it->G + (size_t)l * it->m * n);
+    }
+    stats->function_evals += (uint64_t)it->k;
+}
+
+/* psi_j = sum_l W_jl grad V(Y_l),  rho_j = sum_l W_jl G(Y_l) */
+static void project(hbvm *it)
+{
+    const int n = it->n, m = it->m, k = it->k;
+    for (int j = 0; j < it->s; j++) {
+        double *psi = it->psi + (size_t)j * n, *rho = rho_of(it, j);
+        for (int e = 0; e < n; e++)
+            psi[e] = 0.0;
+        for (int e = 0; e < m * n; e++)
+            rho[e] = 0.0;
+        for (int l = 0; l < k; l++) {
+            const double w = it->basis.W[j * k + l];
+            vec_axpy(n, w, it->grad + (size_t)l * n, psi);
+            vec_axpy(m * n, w, it->G + (size_t)l * m * n, rho);
+        }
+    }
+}
+
+/* gamma_j(lambda) = a_j + D_j^T lambda from (50):
+ *   a_j = M^-1 (delta_j0 p0 - h sum_i X_ji psi_i),
+ *   D_j row c = -h M^-1 sum_i X_ji (row c of rho_i). */
+static void affine_gamma(hbvm *it)
+{
+    const int n = it->n, m = it->m, s = it->s;
+    double *sum = it->work;
+    for (int j = 0; j < s; j++) {
+        for (int e = 0; e < n; e++)
+            sum[e] = j == 0 ? it->p0[e] : 0.0;
+        for (int i = 0; i < s; i++)
+            if (it->basis.X[j * s + i] != 0.0)
+                vec_axpy(n, -it->h * it->basis.X[j * s + i], it->psi + (size_t)i * n, sum);
+        wb_mass_solve(it->model, it->q0, sum, it->a + (size_t)j * n);
+        for (int c = 0; c < m; c++) {
+            for (int e = 0; e < n; e++)
+                sum[e] = 0.0;
+            for (int i = 0; i < s; i++)
+                if (it->basis.X[j * s + i] != 0.0)
+                    vec_axpy(n, -it->h * it->basis.X[j * s + i],
+                             rho_of(it, i) + (size_t)c * n, sum);
+            wb_mass_solve(it->model, it->q0, sum, D_of(it, j) + (size_t)c * n);
+        }
+    }
+}
+
+/* The discrete line integral (51), sum_j rho_j (a_j + D_j^T lambda) = 0:
+ * an m x m system, nonsymmetric for m > 1, solved by LU with pivoting. */
+static int solve_multiplier(hbvm *it, double *lambda, wb_step_stats *stats)
+{
+    const int n = it->n, m = it->m, s = it->s;
+    for (int r = 0; r < m; r++) {
+        double b = 0.0;
+        for (int j = 0; j < s; j++)
+            b += vec_dot(n, rho_of(it, j) + (size_t)r * n, it->a + (size_t)j * n);
+        lambda[r] = b;
+        for (int c = 0; c < m; c++) {
+            double sum = 0.0;
+            for (int j = 0; j < s; j++)
+                sum -= vec_dot(n, rho_of(it, j) + (size_t)r * n, D_of(it, j) + (size_t)c * n);
+            it->S[r * m + c] = sum;
+        }
+    }
+    stats->linear_solves++;
+    int status = it->host->dense_solve(it->host, m, 1, it->S, it->pivots, lambda);
+    if (status == WB_ERR_NONFINITE)
+        it->host->error(it->host, "hbvm: the multiplier system (51) became non-finite (h = %g): "
+                                  "the iteration diverged; reduce h", it->h);
+    else if (status != WB_OK)
+        it->host->error(it->host, "hbvm: the multiplier system (51) is singular (h = %g): "
+                                  "G M^-1 G^T must be invertible along the step", it->h);
+    return status;
+}
+
+/* gamma_j = a_j + D_j^T lambda, written into out (s x n). */
+static void gamma_at(hbvm *it, const double *lambda, double *out)
+{
+    const int n = it->n;
+    for (int j = 0; j < it->s; j++) {
+        double *g = out + (size_t)j * n;
+        vec_copy(n, it->a + (size_t)j * n, g);
+        for (int c = 0; c < it->m; c++)
+            vec_axpy(n, lambda[c], D_of(it, j) + (size_t)c * n, g);
+    }
+}
+
+/* ---- stopping: to machine precision unless a tolerance is given ----------------------- */
+
+/* The increment vanished (below the resolution of the largest unknown,
+ * or exactly), fell below tol, or stopped decreasing once it is at
+ * round-off level (guarded, so that an early non-monotone phase of the
+ * iteration does not count as convergence).  The resolution test matters:
+ * an unknown that is exactly zero in the solution (a velocity component
+ * by symmetry) can keep absorbing ever smaller increments of 1e-18. */
+static int settled(const hbvm *it, int sweep, double norm, double previous, double scale)
+{
+    if (norm == 0.0 || norm <= it->tol || norm <= DBL_EPSILON * scale)
+        return 1;
+    return sweep > 0 && norm >= previous && norm <= 1e-10 * (1.0 + scale);
+}
+
+static int not_converged(hbvm *it, const char *what, int sweeps, double norm)
+{
+    if (!isfinite(norm)) {
+        it->host->error(it->host, "hbvm: the %s produced a non-finite increment (h = %g)", what,
+                        it->h);
+        return WB_ERR_NONFINITE;
+    }
+    it->host->error(it->host, "hbvm: the %s did not converge in %d iterations (last increment "
+                              "%.3e, h = %g); raise max_iter or reduce h",
+                    what, sweeps, norm, it->h);
+    return WB_ERR_NEWTON;
+}
+
+/* ---- the paper's fixed-point iteration ---------------------------------------------------- */
+
+static int fixed_point(hbvm *it, wb_step_stats *stats)
+{
+    const int sn = it->s * it->n;
+    double *lambda = lambda_of(it, it->x), *next = it->dx;
+    double previous = INFINITY, norm = INFINITY;
+    for (int sweep = 0; sweep < it->max_iter; sweep++) {
+        evaluate_stages(it, it->x, stats);
+        project(it);
+        affine_gamma(it);
+        if (it->m > 0) {
+            int status = solve_multiplier(it, lambda, stats);
+            if (status != WB_OK)
+                return status;
+        }
+        gamma_at(it, lambda, next);
+        norm = 0.0;
+        for (int e = 0; e < sn; e++) {
+            double d = fabs(next[e] - it->x[e]);
+            if (!(d <= norm))
+                norm = d;
+        }
+        vec_copy(sn, next, it->x);
+        stats->newton_iterations++;
+        stats->residual_evals++;
+        if (!isfinite(norm))
+            break;
+        if (settled(it, sweep, norm, previous, vec_max_abs(sn, it->x)))
+            return WB_OK;
+        previous = norm;
+    }
+    return not_converged(it, "fixed-point iteration", it->max_iter, norm);
+}
+
+/* ---- Newton on (gamma, lambda) ------------------------------------------------------------- */
+
+/* R_j = gamma_j - (a_j + D_j^T lambda),  R_lambda = sum_j rho_j gamma_j. */
+static void residual(hbvm *it, wb_step_stats *stats)
+{
+    const int n = it->n, m = it->m, s = it->s;
+    evaluate_stages(it, it->x, stats);
+    project(it);
+    affine_gamma(it);
+    gamma_at(it, lambda_of(it, it->x), it->R);
+    for (int e = 0; e < s * n; e++)
+        it->R[e] = it->x[e] - it->R[e];
+    double *Rl = it->R + (size_t)s * n;
+    for (int r = 0; r < m; r++) {
+        Rl[r] = 0.0;
+        for (int j = 0; j < s; j++)
+            Rl[r] += vec_dot(n, rho_of(it, j) + (size_t)r * n, gamma_of(it, it->x, j));
+    }
+    stats->residual_evals++;
+}
+
+/* At the stages of the last residual:
+ *   K_l = M^-1 (Hess V(Y_l) + sum_c lambda_c D^2 g_c(Y_l)),
+ *   B_l = D_q[G(q) w_l] at Y_l with w_l = sum_j W_jl gamma_j. */
+static void stage_derivatives(hbvm *it)
+{
+    const int n = it->n, m = it->m, k = it->k, s = it->s;
+    const double *lambda = lambda_of(it, it->x);
+    double *hess = it->hess, *T = it->T, *w = it->work;
+    for (int l = 0; l < k; l++) {
+        const double *Yl = it->Y + (size_t)l * n;
+        wb_potential_hessian(it->model, Yl, hess);
+        if (m > 0) {
+            wb_constraint_hessian_contract(it->model, Yl, lambda, T);
+            for (int e = 0; e < n * n; e++)
+                hess[e] += T[e];
+            for (int e = 0; e < n; e++)
+                w[e] = 0.0;
+            for (int j = 0; j < s; j++)
+                vec_axpy(n, it->basis.W[j * k + l], gamma_of(it, it->x, j), w);
+            wb_constraint_hessian_vector(it->model, Yl, w, it->B + (size_t)l * m * n);
+        }
+        double *Kl = it->K + (size_t)l * n * n; /* M^-1 hess */
+        for (int r = 0; r < n; r++)
+            for (int c = 0; c < n; c++) {
+                double sum = 0.0;
+                for (int e = 0; e < n; e++)
+                    sum += it->Minv[r * n + e] * hess[e * n + c];
+                Kl[r * n + c] = sum;
+            }
+    }
+}
+
+/* The Jacobian of (R_gamma, R_lambda) in (gamma, lambda):
+ *   d R_j / d gamma_i = delta_ji I + h^2 sum_l (X W)_jl I_li K_l
+ *   d R_j / d lambda  = -D_j^T
+ *   d R_lambda / d gamma_i = rho_i + h sum_l I_li B_l,   d R_lambda / d lambda = 0. */
+static void assemble(hbvm *it)
+{
+    const int n = it->n, m = it->m, k = it->k, s = it->s, N = it->size;
+    const double h = it->h;
+    double *J = it->J;
+    for (int e = 0; e < N * N; e++)
+        J[e] = 0.0;
+    for (int j = 0; j < s; j++)
+        for (int i = 0; i < s; i++) {
+            for (int l = 0; l < k; l++) {
+                const double w = h * h * it->basis.XW[j * k + l] * it->basis.I[l * s + i];
+                const double *Kl = it->K + (size_t)l * n * n;
+                for (int r = 0; r < n; r++)
+                    vec_axpy(n, w, Kl + (size_t)r * n, J + (size_t)(j * n + r) * N + i * n);
+            }
+            if (i == j)
+                for (int r = 0; r < n; r++)
+                    J[(size_t)(j * n + r) * N + j * n + r] += 1.0;
+        }
+    for (int j = 0; j < s; j++)
+        for (int c = 0; c < m; c++)
+            for (int r = 0; r < n; r++)
+                J[(size_t)(j * n + r) * N + s * n + c] = -D_of(it, j)[(size_t)c * n + r];
+    for (int r = 0; r < m; r++) {
+        double *row = J + (size_t)(s * n + r) * N;
+        for (int i = 0; i < s; i++) {
+            vec_axpy(n, 1.0, rho_of(it, i) + (size_t)r * n, row + i * n);
+            for (int l = 0; l < k; l++)
+                vec_axpy(n, h * it->basis.I[l * s + i], it->B + (size_t)(l * m + r) * n,
+                         row + i * n);
+        }
+    }
+}
+
+/* Context for a failed factorisation or solve (the last report wins; the
+ * word "non-finite" tells the driver that the message is about that). */
+static void newton_failure(hbvm *it, int status)
+{
+    if (status == WB_ERR_NONFINITE)
+        it->host->error(it->host, "hbvm: the Newton matrix or update became non-finite (h = %g): "
+                                  "the iteration diverged; reduce h", it->h);
+    else
+        it->host->error(it->host, "hbvm: the Newton matrix is singular (h = %g)", it->h);
+}
+
+static int factor_jacobian(hbvm *it, wb_step_stats *stats)
+{
+    stage_derivatives(it);
+    assemble(it);
+    stats->jacobian_evals++;
+    stats->linear_solves++;
+    int status = it->host->lu_factor(it->host, it->size, it->J, it->pivots);
+    if (status != WB_OK)
+        newton_failure(it, status);
+    return status;
+}
+
+static int newton(hbvm *it, wb_step_stats *stats)
+{
+    const int N = it->size;
+    double previous = INFINITY, norm = INFINITY;
+    for (int iter = 0; iter < it->max_iter; iter++) {
+        residual(it, stats);
+        if (it->iteration == HBVM_NEWTON || iter == 0) {
+            int status = factor_jacobian(it, stats);
+            if (status != WB_OK)
+                return status;
+        }
+        vec_copy(N, it->R, it->dx);
+        int status = it->host->lu_solve(it->host, N, 1, it->J, it->pivots, it->dx);
+        stats->linear_solves++;
+        if (status != WB_OK) {
+            newton_failure(it, status);
+            return status;
+        }
+        vec_axpy(N, -1.0, it->dx, it->x);
+        stats->newton_iterations++;
+        norm = vec_max_abs(N, it->dx);
+        if (!isfinite(norm))
+            break;
+        if (settled(it, iter, norm, previous, vec_max_abs(N, it->x)))
+            return WB_OK;
+        previous = norm;
+    }
+    return not_converged(it, it->iteration == HBVM_NEWTON ? "Newton iteration"
+                                                          : "simplified Newton iteration",
+                         it->max_iter, norm);
+}
+
+/* ---- the step ------------------------------------------------------------------------------ */
+
+/* gamma_0 = M^-1 p0, the other coefficients zero: the constant-velocity path. */
+static void first_guess(hbvm *it)
+{
+    const int n = it->n;
+    wb_mass_solve(it->model, it->q0, it->p0, it->x);
+    for (int e = n; e < it->s * n; e++)
+        it->x[e] = 0.0;
+    vec_copy(it->m, it->lambda, lambda_of(it, it->x)); /* Newton's guess: the last step's */
+}
+
+/* (52) from the last stage evaluation and the final multiplier:
+ *   f_i = psi_i + rho_i^T lambda,  dq = h M^-1 (p0 - h sum_i X_0i f_i),  dp = -h f_0,
+ * added with compensated summation when asked. */
+static void update(hbvm *it, double *q1, double *p1)
+{
+    const int n = it->n, m = it->m, s = it->s;
+    const double *lambda = lambda_of(it, it->x);
+    double *f = it->force, *sum = it->work, *delta = it->work + n;
+    for (int i = 0; i < s && i < 2; i++) { /* X_0i = 0 for i >= 2 */
+        double *fi = f + (size_t)i * n;
+        vec_copy(n, it->psi + (size_t)i * n, fi);
+        for (int c = 0; c < m; c++)
+            vec_axpy(n, lambda[c], rho_of(it, i) + (size_t)c * n, fi);
+    }
+    vec_copy(n, it->p0, sum);
+    for (int i = 0; i < s && i < 2; i++)
+        vec_axpy(n, -it->h * it->basis.X[i], f + (size_t)i * n, sum);
+    wb_mass_solve(it->model, it->q0, sum, delta);
+    const double *start[2] = {it->q0, it->p0};
+    double *end[2] = {q1, p1};
+    for (int part = 0; part < 2; part++)
+        for (int e = 0; e < n; e++) {
+            double *carry = it->carry + (size_t)part * n + e;
+            const double inc = (part == 0 ? it->h * delta[e] : -it->h * f[e]) +
+                               (it->compensated ? *carry : 0.0);
+            end[part][e] = start[part][e] + inc;
+            *carry = it->compensated ? inc - (end[part][e] - start[part][e]) : 0.0;
+        }
+}
+
+/* The rounding error carried by compensated summation belongs to the
+ * trajectory that ended at `last`; any other start begins afresh. */
+static void continue_or_restart(hbvm *it, const double *q0, const double *p0)
+{
+    const int n = it->n;
+    if (!it->have_last || !vec_equal(n, q0, it->last) || !vec_equal(n, p0, it->last + n))
+        hbvm_restart(it);
+}
+
+int hbvm_solve_step(hbvm *it, double h, const double *q0, const double *p0, double *q1,
+                    double *p1, wb_step_stats *stats)
+{
+    it->h = h, it->q0 = q0, it->p0 = p0;
+    continue_or_restart(it, q0, p0);
+    first_guess(it);
+    int status = it->iteration == HBVM_FIXED_POINT ? fixed_point(it, stats) : newton(it, stats);
+    if (status != WB_OK)
+        return status; /* it->lambda still belongs to the last accepted step */
+    update(it, q1, p1);
+    vec_copy(it->m, lambda_of(it, it->x), it->lambda);
+    vec_copy(it->n, q1, it->last);
+    vec_copy(it->n, p1, it->last + it->n);
+    it->have_last = 1;
+    return WB_OK;
+}

@@ -1,0 +1,199 @@
+/* The `hbvm` family: Hamiltonian Boundary Value Methods HBVM(k, s), the
+ * energy-conserving line-integral methods of Brugnano, Iavernaro and
+ * Trigiante, with the extension of Brugnano, Gurioli, Iavernaro and
+ * Weinmueller to holonomic constraints (see hbvm.h for the equations).
+ *
+ * Options: s, the degree of the polynomial path (the Legendre cutoff: the
+ * unknowns and the cost of a step grow with s); k >= s, the Gauss nodes of
+ * the quadrature (only the function evaluations grow with k); the solver.
+ * HBVM(s, s) is s-stage Gauss collocation. */
+#include "hbvm.h"
+#include "wb_vec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_K, OPT_S, OPT_ITERATION, OPT_TOL, OPT_MAX_ITER, OPT_COMPENSATED, OPT_COUNT };
+
+static const wb_option_spec options[OPT_COUNT] = {
+    {"k", WB_OPT_INTEGER, 0, 0, 64, NULL, NULL,
+     "Gauss-Legendre nodes of the quadrature, k >= s (0: k = s, i.e. s-stage Gauss); H and "
+     "g are conserved exactly when polynomials of degree <= 2k/s, else to O(h^2k)"},
+    {"s", WB_OPT_INTEGER, 2, 1, 16, NULL, NULL,
+     "degree of the polynomial path = Legendre coefficients per step (the cutoff): "
+     "order 2s unconstrained or with a constant multiplier, 2 otherwise"},
+    {"iteration", WB_OPT_CHOICE, 0, 0, 0, "fixed_point", "fixed_point|newton|simplified",
+     "the paper's fixed-point iteration, Newton with the analytic Jacobian, or simplified "
+     "Newton (the step's first Jacobian)"},
+    {"tol", WB_OPT_NUMBER, 0, 0, 1e-3, NULL, NULL,
+     "stop when the increment is below tol; 0 iterates to machine precision (until the "
+     "increment vanishes or stops decreasing)"},
+    {"max_iter", WB_OPT_INTEGER, 200, 1, 10000, NULL, NULL, "iterations per step"},
+    {"compensated", WB_OPT_BOOLEAN, 1, 0, 1, NULL, NULL,
+     "compensated summation of the update (round-off grows like a random walk)"},
+};
+
+static const char *const requires[] = {WB_EXT_MECHANICAL, NULL};
+
+static const wb_aux_spec aux[] = {
+    {"lambda", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
+     "the step's constant multiplier lambda_n on [t_n, t_n+1]: first order against "
+     "lambda(t_n) (times 'start', the paper's comparison), second order against "
+     "lambda(t_n + h/2) (times 'mid')"},
+};
+
+static int nodes_of(const wb_option_value *opts)
+{
+    const int k = (int)opts[OPT_K].number, s = (int)opts[OPT_S].number;
+    return k == 0 ? s : k;
+}
+
+static void destroy(void *inst)
+{
+    hbvm *it = inst;
+    if (!it)
+        return;
+    hbvm_basis_free(&it->basis);
+    hbvm_free(it);
+    free(it);
+}
+
+static int check_options(const wb_host *host, const wb_model *model, int k, int s)
+{
+    if (k < s) {
+        host->error(host, "hbvm: k = %d quadrature nodes is fewer than the degree s = %d; "
+                          "HBVM(k, s) needs k >= s (k = 0 means k = s)", k, s);
+        return WB_ERR_INVALID;
+    }
+    if (!model->mass_constant) {
+        host->error(host, "hbvm needs a constant mass matrix (H = p^T M^-1 p / 2 + V(q)); "
+                          "model '%s' has a configuration-dependent one", model->name);
+        return WB_ERR_INVALID;
+    }
+    return WB_OK;
+}
+
+static int iteration_of(const char *choice)
+{
+    return strcmp(choice, "newton") == 0       ? HBVM_NEWTON
+           : strcmp(choice, "simplified") == 0 ? HBVM_SIMPLIFIED
+                                               : HBVM_FIXED_POINT;
+}
+
+static int create(const wb_host *host, const wb_model *model, const wb_option_value *opts,
+                  void **inst)
+{
+    const int k = nodes_of(opts), s = (int)opts[OPT_S].number;
+    int status = check_options(host, model, k, s);
+    if (status != WB_OK)
+        return status;
+    hbvm *it = calloc(1, sizeof *it);
+    if (!it) {
+        host->error(host, "hbvm: out of memory");
+        return WB_ERR_NOMEM;
+    }
+    it->host = host, it->model = model;
+    it->n = model->nq, it->m = model->n_holonomic, it->s = s, it->k = k;
+    it->size = s * it->n + it->m;
+    it->iteration = iteration_of(opts[OPT_ITERATION].string);
+    it->tol = opts[OPT_TOL].number;
+    it->max_iter = (int)opts[OPT_MAX_ITER].number;
+    it->compensated = opts[OPT_COMPENSATED].number != 0;
+    if ((status = hbvm_basis_init(&it->basis, host, s, k)) != WB_OK ||
+        (status = hbvm_alloc(it)) != WB_OK) {
+        destroy(it);
+        return status;
+    }
+    *inst = it;
+    return WB_OK;
+}
+
+static int reset(void *inst, double t, const double *q, const double *p)
+{
+    hbvm *it = inst;
+    (void)t;
+    hbvm_restart(it);
+    /* Newton's first guess for the multiplier; the fixed point needs none */
+    if (it->m > 0 && wb_index1_multiplier(it->model, q, p, it->lambda) != WB_OK)
+        for (int c = 0; c < it->m; c++)
+            it->lambda[c] = 0.0;
+    return WB_OK;
+}
+
+static int step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
+                double *p1, wb_step_stats *stats)
+{
+    (void)t;
+    return hbvm_solve_step(inst, h, q0, p0, q1, p1, stats);
+}
+
+static void aux_values(const void *inst, double *out)
+{
+    const hbvm *it = inst;
+    vec_copy(it->m, it->lambda, out);
+}
+
+/* Order 2 is what the method guarantees on every model it handles (with
+ * constraints); 2s holds without constraints or with a constant
+ * multiplier (order_doc).  H and g are conserved exactly when the
+ * quadrature is exact for them (polynomials of degree <= 2k/s), which is
+ * the case for quadratic g and V of degree <= 2 at every k >= s.  For
+ * k = s the method is Gauss applied to H + lambda_n^T g with lambda_n
+ * frozen, which conserves the quadratic momentum maps of linear
+ * symmetries of V and g (e.g. Lz of a spherical pendulum). */
+static int describe(const wb_option_value *opts, wb_method_props *out)
+{
+    const int k = nodes_of(opts), s = (int)opts[OPT_S].number;
+    if (k < s)
+        return WB_ERR_INVALID;
+    out->order = 2;
+    out->multiplier_order = 1;
+    out->flags = WB_PROP_SYMMETRIC | WB_PROP_ENERGY_CONSERVING | WB_PROP_POSITION_CONSTRAINT;
+    if (k == s)
+        out->flags |= WB_PROP_MOMENTUM_CONSERVING;
+    return WB_OK;
+}
+
+static const wb_method hbvm_method = {
+    .struct_size = sizeof(wb_method),
+    .name = "hbvm",
+    .doc = "HBVM(k,s) line-integral method: conserves H and holonomic g (exact for "
+           "polynomials of degree <= 2k/s), piecewise-constant multiplier",
+    .options = options,
+    .n_options = OPT_COUNT,
+    .requires = requires,
+    .handles = WB_HANDLES_UNCONSTRAINED | WB_HANDLES_HOLONOMIC,
+    .order_doc = "2 with holonomic constraints (2s when the multiplier is constant); 2s "
+                 "without constraints; multiplier order 1 at t_n, 2 at t_n + h/2",
+    .property_flags = WB_PROP_SYMMETRIC | WB_PROP_ENERGY_CONSERVING |
+                      WB_PROP_POSITION_CONSTRAINT | WB_PROP_MOMENTUM_CONSERVING,
+    .aux = aux,
+    .n_aux = 1,
+    .describe = describe,
+    .create = create,
+    .destroy = destroy,
+    .reset = reset,
+    .step = step,
+    .aux_values = aux_values,
+};
+
+static const wb_method *const methods[] = {&hbvm_method};
+
+static const wb_family hbvm_family = {
+    .struct_size = sizeof(wb_family),
+    .name = "hbvm",
+    .doc = "Hamiltonian Boundary Value Methods HBVM(k,s), with holonomic constraints",
+    .methods = methods,
+    .n_methods = 1,
+};
+
+WB_PLUGIN_ENTRY = {
+    .abi_major = WB_ABI_MAJOR,
+    .abi_minor = WB_ABI_MINOR,
+    .struct_size = sizeof(wb_plugin_entry),
+    .kind = WB_KIND_INTEGRATOR,
+    .name = "hbvm",
+    .version = "1.0",
+    .description = "HBVM(k,s) line-integral methods (energy and constraint conserving)",
+    .descriptor = &hbvm_family,
+};

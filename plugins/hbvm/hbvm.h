@@ -1,0 +1,81 @@
+/* HBVM(k, s) for Hamiltonian systems with holonomic constraints
+ * (Brugnano, Gurioli, Iavernaro, Weinmueller: "Line integral solution of
+ * Hamiltonian systems with holonomic constraints", Sect. 4, eqs. 49-54),
+ * for H = 1/2 p^T M^-1 p + V(q) with a constant mass matrix and
+ * constraints g(q) = 0 (m of them; none is allowed):
+ *
+ *   q' = M^-1 p,   p' = -grad V(q) - G(q)^T lambda_n   on [t_n, t_n + h],
+ *
+ * with one constant multiplier lambda_n per step, chosen so that the
+ * discrete line integral of grad g^T q' over the step vanishes.  The
+ * position path is a polynomial of degree s,
+ *
+ *   u(ch) = q0 + h sum_j int_0^c P_j  gamma_j,        j = 0 .. s-1,
+ *
+ * and, with the k-point Gauss quadrature of basis.h at the stages
+ * Y_l = u(c_l h), F_l = grad V(Y_l) + G(Y_l)^T lambda,
+ *
+ *   psi_j = sum_l b_l P_j(c_l) grad V(Y_l),   rho_j = sum_l b_l P_j(c_l) G(Y_l),
+ *   gamma_j = M^-1 [delta_j0 p0 - h sum_i X_ji (psi_i + rho_i^T lambda)]  (50)
+ *   sum_j rho_j gamma_j = 0     (the discrete line integral: m equations, 51)
+ *   q1 = q0 + h gamma_0,   p1 = p0 - h (psi_0 + rho_0^T lambda)           (52)
+ *
+ * Unknowns: the s Legendre coefficients gamma_j and lambda, s n + m
+ * numbers whatever k is; k only sets how many stages are evaluated.
+ * gamma_j is affine in lambda, gamma_j = a_j + D_j lambda, so for given
+ * stages (51) is an m x m linear system, nonsymmetric when m > 1 (LU with
+ * pivoting).  Two ways to solve the whole problem:
+ *   fixed point   the paper's iteration: stages from gamma, lambda from
+ *                 (51), new gamma from (50), until the increment vanishes
+ *                 or stops decreasing;
+ *   newton        Newton on (gamma, lambda) with the analytic Jacobian
+ *                 (Hessians of V and g at the k stages), or simplified
+ *                 Newton with the step's first Jacobian.
+ * H and g are conserved exactly when they are polynomials of degree
+ * <= 2k/s, to O(h^2k) otherwise; the method is symmetric, of order 2
+ * (2s when lambda is constant or there are no constraints). */
+#ifndef HBVM_H
+#define HBVM_H
+
+#include "basis.h"
+
+typedef enum hbvm_iteration {
+    HBVM_FIXED_POINT = 0,
+    HBVM_NEWTON = 1,
+    HBVM_SIMPLIFIED = 2
+} hbvm_iteration;
+
+typedef struct hbvm {
+    const wb_host *host;
+    const wb_model *model;
+    int n, m, s, k;
+    int size;              /* s n + m unknowns                                 */
+    int iteration, max_iter, compensated;
+    double tol;
+    hbvm_basis basis;
+    double *Minv;          /* n x n, the constant M^-1                         */
+    /* the step being solved */
+    double h;
+    const double *q0, *p0;
+    double *x;             /* unknowns: gamma (s x n), then lambda (m)         */
+    double *lambda;        /* the last accepted step's multiplier (aux)        */
+    double *Y, *grad, *G;  /* stages: positions, grad V, G (k x m x n)          */
+    double *psi, *rho;     /* s x n, s x m x n                                  */
+    double *a, *D;         /* gamma_j = a_j + D_j^T lambda: s x n, s x m x n    */
+    double *S;             /* the multiplier system (51), m x m                 */
+    double *R, *dx, *J;    /* Newton: residual, update, Jacobian (size^2)       */
+    double *K, *B;         /* Newton: M^-1 (Hess V + T(.; lambda)), B(Y_l; w_l) */
+    double *hess, *T;      /* Newton: n x n scratch for one stage's Hessians     */
+    double *force, *work;  /* 2 n and 2 n scratch                               */
+    double *carry, *last;  /* compensated summation: rounding error, last output */
+    int have_last;
+    int *pivots;
+} hbvm;
+
+int hbvm_alloc(hbvm *it);
+void hbvm_free(hbvm *it);
+void hbvm_restart(hbvm *it);
+int hbvm_solve_step(hbvm *it, double h, const double *q0, const double *p0, double *q1,
+                    double *p1, wb_step_stats *stats);
+
+#endif

@@ -1,0 +1,163 @@
+-- Structural checks of the hbvm plugin: the statements of the line-integral
+-- paper (Brugnano, Gurioli, Iavernaro, Weinmueller, Sect. 4 and Theorem 8)
+-- and of the HBVM literature that its tables do not exercise.
+--
+--   1. Without constraints HBVM(s, s) is s-stage Gauss collocation: on the
+--      Kepler problem (e = 0.5) it agrees with rk{tableau = gauss(s)} to
+--      round-off, after one step and after 200 steps (s = 1..4).
+--   2. Without constraints HBVM(k, s) has order 2s for any k >= s
+--      (k = 2s here, s = 1..3; Kepler over t in [0, 2], reference Gauss 8).
+--   3. With k large enough the energy of a non-polynomial H is conserved to
+--      O(h^2k): HBVM(10, 2) keeps Kepler's energy to 1e-13 where 2-stage
+--      Gauss (HBVM(2, 2)) errs by more than 1e-8 at the same step.
+--   4. The constrained method is symmetric: a step of h and one of -h
+--      return to the start to round-off (tethered satellites HBVM(6, 2);
+--      modified pendulum HBVM(6, 2), whose g is of degree 6).
+--   5. The three solvers (fixed point, Newton, simplified Newton) give the
+--      same solution to round-off; their cost per step is printed.
+--   6. Cost: the unknowns are the s Legendre coefficients and lambda, so
+--      each fixed-point sweep costs k stage evaluations (function_evals =
+--      k * sweeps exactly) and the sweeps per step do not grow with k.
+--   7. The claimed properties are honest: for k = s the method (Gauss with
+--      lambda_n frozen) conserves the angular momentum of the tethered
+--      satellites to round-off (claimed: momentum_conserving), for k > s it
+--      does not (not claimed: the drift of Ly is 5e-9 at h = 0.5 over
+--      [0, 100]); order 2 and multiplier order 1 are reported.
+--   8. k < s is refused with a message naming the rule.
+--
+--   workbench scripts/hbvm/method.lua [--quick]   (--quick: the same checks)
+
+local kepler = wb.model("kepler", {e = 0.5})
+local satellites = wb.model("tethered_satellites")
+local modified = wb.model("modified_pendulum")
+local conical = wb.model("conical_pendulum")
+
+local function final_state(sol) return wb.concat(sol:final()) end
+local function distance(a, b) return wb.norm(wb.sub(a, b)) end
+
+-- 1. HBVM(s, s) = Gauss
+wb.printf("1. HBVM(s,s) against s-stage Gauss on Kepler e = 0.5, h = 0.05\n")
+for s = 1, 4 do
+  local gauss = wb.method("rk", {tableau = wb.tableau.gauss(s)})
+  local hbvm = wb.method("hbvm", {k = s, s = s})
+  local one_h = distance(final_state(wb.integrate{model = kepler, method = hbvm, h = 0.05, steps = 1}),
+                         final_state(wb.integrate{model = kepler, method = gauss, h = 0.05, steps = 1}))
+  local many = distance(final_state(wb.integrate{model = kepler, method = hbvm, h = 0.05, steps = 200}),
+                        final_state(wb.integrate{model = kepler, method = gauss, h = 0.05, steps = 200}))
+  wb.printf("   s = %d: one step %.2e, 200 steps %.2e\n", s, one_h, many)
+  wb.expect_below(one_h, 1e-15, string.format("HBVM(%d,%d) = Gauss %d after one step", s, s, s))
+  wb.expect_below(many, 1e-13, string.format("HBVM(%d,%d) = Gauss %d after 200 steps", s, s, s))
+end
+
+-- 2. order 2s without constraints, k = 2s
+local reference = final_state(wb.integrate{model = kepler, h = 2 / 4000, steps = 4000,
+                                           every = 2 ^ 53,
+                                           method = wb.method("rk", {tableau = wb.tableau.gauss(8)})})
+for s = 1, 3 do
+  local r = wb.order{model = kepler, method = wb.method("hbvm", {k = 2 * s, s = s}), t_end = 2,
+                     h = s == 3 and {0.1, 0.08, 0.0625, 0.05} or {0.05, 0.04, 0.03125, 0.025},
+                     reference = reference}
+  wb.print_order(r, string.format("2. HBVM(%d,%d) without constraints (Kepler)", 2 * s, s))
+  wb.expect_near(r.order, 2 * s, 0.2, string.format("HBVM(%d,%d) unconstrained: order 2s = %d",
+                                                     2 * s, s, 2 * s))
+end
+
+-- 3. energy with a high-order quadrature
+do
+  local run = function(k)
+    return wb.integrate{model = kepler, method = wb.method("hbvm", {k = k, s = 2}), h = 0.05,
+                        t_end = 10}:max("energy_error_abs")
+  end
+  local gauss, hbvm = run(2), run(10)
+  wb.printf("3. Kepler energy error, h = 0.05, t in [0, 10]: HBVM(2,2) %.2e, HBVM(10,2) %.2e\n",
+            gauss, hbvm)
+  wb.check(gauss > 1e-8 and hbvm < 1e-13,
+           "HBVM(10,2) conserves a non-polynomial H to round-off, Gauss 2 does not",
+           string.format("%.2e vs %.2e", hbvm, gauss))
+end
+
+-- 4. symmetry
+for _, case in ipairs({{satellites, "tethered satellites"}, {modified, "modified pendulum"}}) do
+  local model, name = case[1], case[2]
+  local method = wb.method("hbvm", {k = 6, s = 2})
+  local q0, p0 = model:initial()
+  local forward = wb.integrate{model = model, method = method, h = 0.1, steps = 1}
+  local q1, p1 = forward:final()
+  local back = wb.integrate{model = model, method = method, h = -0.1, steps = 1, t0 = 0.1,
+                            q0 = q1, p0 = p1}
+  local gap = distance(final_state(back), wb.concat(q0, p0))
+  wb.printf("4. %s: step h = 0.1 then -0.1 returns to the start within %.2e\n", name, gap)
+  wb.expect_below(gap, 1e-14, name .. ": HBVM(6,2) is symmetric")
+end
+
+-- 5. the solvers
+do
+  local rows, states = {}, {}
+  for i, iteration in ipairs({"fixed_point", "newton", "simplified"}) do
+    local sol = wb.integrate{model = satellites, h = 0.1, t_end = 10,
+                             method = wb.method("hbvm", {k = 6, s = 2, iteration = iteration})}
+    local st = sol.stats
+    states[i] = final_state(sol)
+    rows[i] = {iteration, st.newton_iterations / st.steps, st.function_evals / st.steps,
+               st.jacobian_evals / st.steps, st.linear_solves / st.steps,
+               1e6 * st.seconds / st.steps, sol:max("constraint")}
+  end
+  wb.printf("5. solvers, tethered satellites, HBVM(6,2), h = 0.1, t in [0, 10] (per step):\n")
+  wb.print_table({"iteration", "iterations", "f-evals", "Jacobians", "lin. solves", "us/step",
+                  "max|g|"}, rows, "%-14.4g")
+  wb.expect_below(distance(states[1], states[2]), 1e-12, "Newton and fixed point agree")
+  wb.expect_below(distance(states[1], states[3]), 1e-12, "simplified Newton and fixed point agree")
+  wb.check(rows[2][2] < rows[1][2], "Newton needs fewer iterations than the fixed point",
+           string.format("%.2f vs %.2f", rows[2][2], rows[1][2]))
+end
+
+-- 6. cost accounting
+do
+  wb.printf("6. fixed-point cost, tethered satellites, HBVM(k,2), h = 0.1, t in [0, 10]:\n")
+  local sweeps = {}
+  for i, k in ipairs({2, 4, 6, 12}) do
+    local st = wb.integrate{model = satellites, h = 0.1, t_end = 10,
+                            method = wb.method("hbvm", {k = k, s = 2})}.stats
+    sweeps[i] = st.newton_iterations / st.steps
+    wb.printf("   k = %2d: %.2f sweeps/step, %.1f function evaluations/step\n", k, sweeps[i],
+              st.function_evals / st.steps)
+    wb.check(st.function_evals == k * st.newton_iterations and
+             st.residual_evals == st.newton_iterations,
+             string.format("HBVM(%d,2): k stage evaluations per sweep, nothing else", k))
+  end
+  wb.expect_below(math.max(table.unpack(sweeps)) / math.min(table.unpack(sweeps)), 1.2,
+                  "the sweeps per step do not grow with k (within 20%)")
+end
+
+-- 7. claimed properties
+do
+  local function ly_drift(k, s)
+    local sol = wb.integrate{model = satellites, method = wb.method("hbvm", {k = k, s = s}),
+                             h = 0.5, t_end = 100}
+    local ly = sol:column("Ly")
+    local worst = 0
+    for i = 1, #ly do worst = math.max(worst, math.abs(ly[i] - ly[1])) end
+    return worst
+  end
+  local gauss, hbvm = wb.method("hbvm", {k = 2, s = 2}), wb.method("hbvm", {k = 6, s = 2})
+  wb.check(gauss.properties.momentum_conserving and not hbvm.properties.momentum_conserving,
+           "momentum_conserving is claimed for k = s only")
+  wb.check(gauss.order == 2 and gauss.multiplier_order == 1 and gauss.properties.symmetric and
+           gauss.properties.energy_conserving and gauss.properties.position_constraint and
+           not gauss.properties.velocity_constraint and not gauss.properties.symplectic,
+           "claims: order 2, multiplier order 1, symmetric, H and g conserved, not G M^-1 p = 0")
+  local drift_gauss, drift_hbvm = ly_drift(2, 2), ly_drift(6, 2)
+  wb.printf("7. tethered satellites, h = 0.5, t in [0, 100]: drift of the angular momentum Ly: "
+            .. "HBVM(2,2) %.2e, HBVM(6,2) %.2e\n", drift_gauss, drift_hbvm)
+  wb.expect_below(drift_gauss, 1e-13, "HBVM(2,2) conserves the angular momentum (claimed)")
+  wb.check(drift_hbvm > 1e-10, "HBVM(6,2) does not conserve it exactly (not claimed)",
+           string.format("drift %.2e", drift_hbvm))
+end
+
+-- 8. k < s
+do
+  local ok, message = pcall(wb.integrate, {model = conical, h = 0.1, steps = 1,
+                                           method = wb.method("hbvm", {k = 2, s = 3})})
+  wb.check(not ok and tostring(message):find("k >= s") ~= nil, "HBVM(2,3) is refused: k >= s",
+           tostring(message):sub(1, 120))
+end
