@@ -58,16 +58,18 @@ local function series(column, transform)
   end
   return out
 end
-wb.plot{file = "plots/tour/energy_error.png", logscale = "y",
+local layout = {size = {1100, 560}, key = "outside right"}
+wb.plot{file = "plots/tour/energy_error.png", logscale = "y", size = layout.size, key = layout.key,
         title = "spherical pendulum: relative energy error |E(t) - E0| / E0",
         xlabel = "t", ylabel = "|E - E0| / E0", series = series("energy_error", abs_all)}
-wb.plot{file = "plots/tour/constraint.png", logscale = "y",
+wb.plot{file = "plots/tour/constraint.png", logscale = "y", size = layout.size, key = layout.key,
         title = "position constraint residual |g(q_n)|", xlabel = "t", ylabel = "|g|",
         series = series("constraint", abs_all)}
-wb.plot{file = "plots/tour/hidden_constraint.png", logscale = "y",
+wb.plot{file = "plots/tour/hidden_constraint.png", logscale = "y", size = layout.size,
+        key = layout.key,
         title = "velocity constraint residual |G(q_n) M^-1 p_n|", xlabel = "t",
         ylabel = "|G M^-1 p|", series = series("hidden_constraint", abs_all)}
-wb.plot{file = "plots/tour/momentum.png", logscale = "y",
+wb.plot{file = "plots/tour/momentum.png", logscale = "y", size = layout.size, key = layout.key,
         title = "vertical angular momentum drift |Lz(t) - Lz(0)|", xlabel = "t",
         ylabel = "|Lz - Lz0|", series = series("Lz", drift)}
 

@@ -293,9 +293,11 @@ function wb.plot(spec)
   for _, c in ipairs(spec.commands or {}) do lines[#lines + 1] = c end
   local plots = {}
   for i, s in ipairs(spec.series) do
+    -- gnuplot cycles 8 colours: later series get a dash pattern too
+    local style = s.style or format("lw 1.5 dt %d", (i - 1) // 8 + 1)
     plots[i] = format("%s index %d using 1:2 with %s %s title %s noenhanced",
                       i == 1 and quote(data_path) or '""', i - 1, s.with or "lines",
-                      s.style or "lw 1.5", quote(s.title or ""))
+                      style, quote(s.title or ""))
   end
   lines[#lines + 1] = "plot " .. table.concat(plots, ", \\\n     ")
   wb.write_file(scriptfile, table.concat(lines, "\n") .. "\n")

@@ -211,6 +211,20 @@ int method_config_set_tableau(method_config *cfg, int index, const wb_tableau *t
     return 0;
 }
 
+int method_config_validate(const method_config *cfg)
+{
+    const wb_method *m = cfg->method;
+    if (!WB_HAS_FIELD(m, wb_method, validate) || !m->validate)
+        return 0;
+    host_clear_error();
+    if (m->validate(host_services(), cfg->values) == WB_OK)
+        return 0;
+    char name[256];
+    method_config_name(cfg, name, sizeof name);
+    host_error_prefix("method '%s': ", name);
+    return -1;
+}
+
 wb_method_props method_config_props(const method_config *cfg)
 {
     wb_method_props props = {sizeof props, 0, 0, cfg->method->property_flags};
@@ -298,7 +312,7 @@ static int resolve_aux(integrator *it)
 
 integrator *integrator_create(const method_config *cfg, model_instance *mi)
 {
-    if (integrator_check_compatible(cfg, mi) != 0)
+    if (method_config_validate(cfg) != 0 || integrator_check_compatible(cfg, mi) != 0)
         return NULL;
     integrator *it = calloc(1, sizeof *it);
     if (!it) {

@@ -21,6 +21,9 @@ int method_config_set_number(method_config *cfg, int index, double value);
 int method_config_set_boolean(method_config *cfg, int index, int value);
 int method_config_set_string(method_config *cfg, int index, const char *value);
 int method_config_set_tableau(method_config *cfg, int index, const wb_tableau *t);
+/* The method's own check of the option set as a whole (wb_method.validate);
+ * 0 when it has none or accepts, else -1 with the message. */
+int method_config_validate(const method_config *cfg);
 /* "family.method" */
 void method_config_name(const method_config *cfg, char *out, size_t size);
 /* Order and property flags for the current options. */

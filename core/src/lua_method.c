@@ -81,6 +81,8 @@ static int method_new(lua_State *L)
         return lua_host_error(L);
     push_method(L, cfg); /* owned by Lua from here, even if an option fails */
     apply_options(L, 2, cfg);
+    if (method_config_validate(cfg) != 0)
+        return lua_host_error(L);
     return 1;
 }
 
@@ -109,6 +111,8 @@ static int method_with(lua_State *L)
         }
     }
     apply_options(L, 2, cfg);
+    if (method_config_validate(cfg) != 0)
+        return lua_host_error(L);
     return 1;
 }
 

@@ -130,6 +130,11 @@ typedef struct wb_method {
      * for the last successful step (or the reset state).  Optional when
      * n_aux == 0. */
     void (*aux_values)(const void *inst, double *out);
+    /* Refuse option values that cannot work together (the host has already
+     * checked each against its type and range), reporting why through
+     * host->error.  Optional; called whenever options are set, before any
+     * instance exists, so that wb.method() itself fails. */
+    int (*validate)(const wb_host *host, const wb_option_value *opts);
 } wb_method;
 
 typedef struct wb_family {

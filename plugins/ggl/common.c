@@ -1,0 +1,368 @@
+/* What the four GGL methods share: the instance, the unknown layout, the
+ * Newton step with its initial guess, the aux unknowns, dense helpers and
+ * the discrete gradients of V. */
+#include "ggl.h"
+#include "wb_vec.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- dense helpers ------------------------------------------------------------ */
+
+void ggl_mat_mul(int n, const double *A, const double *B, double *C)
+{
+    for (int i = 0; i < n; i++) {
+        double *row = C + (size_t)i * n;
+        for (int j = 0; j < n; j++)
+            row[j] = 0;
+        for (int k = 0; k < n; k++) {
+            const double a = A[(size_t)i * n + k];
+            if (a != 0.0)
+                vec_axpy(n, a, B + (size_t)k * n, row);
+        }
+    }
+}
+
+void ggl_minv_gt(const ggl *g, const double *G, double *X)
+{
+    const int n = g->n, m = g->m;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < m; k++)
+            X[(size_t)i * m + k] = vec_dot(n, g->Minv + (size_t)i * n, G + (size_t)k * n);
+}
+
+void ggl_block(double *J, int N, int r0, int c0, int rows, int cols, const double *A, double s)
+{
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            J[(size_t)(r0 + i) * N + c0 + j] += s * A[(size_t)i * cols + j];
+}
+
+void ggl_block_t(double *J, int N, int r0, int c0, int rows, int cols, const double *A,
+                 double s)
+{
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            J[(size_t)(r0 + i) * N + c0 + j] += s * A[(size_t)j * rows + i];
+}
+
+void ggl_block_identity(double *J, int N, int r0, int c0, int n, double s)
+{
+    for (int i = 0; i < n; i++)
+        J[(size_t)(r0 + i) * N + c0 + i] += s;
+}
+
+/* ---- discrete gradients of V ------------------------------------------------------ */
+
+/* Gonzalez (1996): DG = grad V(qm) + c dq, c = [V1 - V0 - grad V(qm).dq] / |dq|^2.
+ * The bracket is O(|dq|^3) and vanishes for V of degree <= 2 (then DG is the
+ * midpoint gradient); below its own round-off level it is taken as zero, or
+ * c would be noise amplified by 1/|dq|^2 at small steps.  Returns c (0 when
+ * cut) and leaves qm in g->dq, grad V(qm) in g->da, dq in g->db. */
+static double gonzalez_coefficient(ggl *g, const double *q0, const double *q1)
+{
+    const int n = g->n;
+    double *qm = g->dq, *gm = g->da, *dq = g->db;
+    for (int i = 0; i < n; i++) {
+        qm[i] = 0.5 * (q0[i] + q1[i]);
+        dq[i] = q1[i] - q0[i];
+    }
+    wb_potential_gradient(g->model, qm, gm);
+    const double v0 = wb_potential(g->model, q0), v1 = wb_potential(g->model, q1);
+    double slope = 0, size = 0, dq2 = vec_dot(n, dq, dq);
+    for (int i = 0; i < n; i++) {
+        slope += gm[i] * dq[i];
+        size += fabs(gm[i] * dq[i]);
+    }
+    const double bracket = v1 - v0 - slope;
+    const double noise = 16 * DBL_EPSILON * (fabs(v0) + fabs(v1) + size);
+    if (!(dq2 > 0) || !(fabs(bracket) > noise))
+        return 0.0;
+    return bracket / dq2;
+}
+
+void ggl_discrete_gradient(ggl *g, const double *q0, const double *q1, double *dg)
+{
+    if (g->gradient == GGL_DG_GREENSPAN) {
+        WB_CALL(g->model, potential_discrete_gradient, q0, q1, dg);
+        return;
+    }
+    const double c = gonzalez_coefficient(g, q0, q1);
+    for (int i = 0; i < g->n; i++)
+        dg[i] = g->da[i] + c * g->db[i];
+}
+
+/* d DG / d q1 of Gonzalez's form:
+ *   1/2 H(qm) + c I + dq (x) grad c,
+ *   grad c = [grad V(q1) - grad V(qm) - 1/2 H(qm) dq] / |dq|^2 - 2 c dq / |dq|^2. */
+static void gonzalez_jacobian(ggl *g, const double *q0, const double *q1, double *J)
+{
+    const int n = g->n;
+    const double c = gonzalez_coefficient(g, q0, q1);
+    wb_potential_hessian(g->model, g->dq, g->dH);
+    for (int e = 0; e < n * n; e++)
+        J[e] = 0.5 * g->dH[e];
+    if (c == 0.0)
+        return;
+    const double *dq = g->db, *gm = g->da;
+    const double dq2 = vec_dot(n, dq, dq);
+    double *gc = g->dq; /* qm is no longer needed */
+    wb_potential_gradient(g->model, q1, gc);
+    for (int i = 0; i < n; i++)
+        gc[i] = (gc[i] - gm[i] - 0.5 * vec_dot(n, g->dH + (size_t)i * n, dq)) / dq2 -
+                2 * c * dq[i] / dq2;
+    for (int i = 0; i < n; i++) {
+        J[(size_t)i * n + i] += c;
+        vec_axpy(n, dq[i], gc, J + (size_t)i * n);
+    }
+}
+
+/* The view exposes Greenspan's discrete gradient but not its derivative:
+ * central differences in q1 (2n evaluations, relative accuracy ~1e-10). */
+static void greenspan_jacobian(ggl *g, const double *q0, const double *q1, double *J)
+{
+    const int n = g->n;
+    double *x = g->dq, *plus = g->da, *minus = g->db;
+    vec_copy(n, q1, x);
+    for (int j = 0; j < n; j++) {
+        const double step = 6e-6 * fmax(1.0, fabs(q1[j]));
+        x[j] = q1[j] + step;
+        WB_CALL(g->model, potential_discrete_gradient, q0, x, plus);
+        x[j] = q1[j] - step;
+        WB_CALL(g->model, potential_discrete_gradient, q0, x, minus);
+        x[j] = q1[j];
+        for (int i = 0; i < n; i++)
+            J[(size_t)i * n + j] = (plus[i] - minus[i]) / (2 * step);
+    }
+}
+
+void ggl_discrete_gradient_jacobian(ggl *g, const double *q0, const double *q1, double *J)
+{
+    if (g->gradient == GGL_DG_GREENSPAN)
+        greenspan_jacobian(g, q0, q1, J);
+    else
+        gonzalez_jacobian(g, q0, q1, J);
+}
+
+/* ---- instance ---------------------------------------------------------------------- */
+
+void ggl_destroy(void *inst)
+{
+    ggl *g = inst;
+    if (!g)
+        return;
+    if (g->newton)
+        g->host->newton_destroy(g->host, g->newton);
+    free(g->x);
+    free(g);
+}
+
+/* x = [q1 (n), p1 (n), v (n, VIs), lambda (m), gamma (m, not EM-G)] */
+static void layout(ggl *g)
+{
+    const int n = g->n, m = g->m;
+    int at = 0;
+    g->off_q = at;
+    at += n;
+    g->off_p = at;
+    at += n;
+    g->off_v = -1;
+    if (g->scheme->has_velocity) {
+        g->off_v = at;
+        at += n;
+    }
+    g->off_l = at;
+    at += m;
+    g->off_g = -1;
+    if (g->scheme->has_gamma) {
+        g->off_g = at;
+        at += m;
+    }
+    g->size = at;
+}
+
+/* One block of doubles carved into the named arrays: x first (it owns the
+ * block), then the rest in the order of this table. */
+static int allocate(ggl *g)
+{
+    const size_t n = (size_t)g->n, m = (size_t)g->m, N = (size_t)g->size;
+    struct {
+        double **array;
+        size_t count;
+    } parts[] = {
+        {&g->x, N},       {&g->saved, N},   {&g->before, N},  {&g->M, n * n},
+        {&g->Minv, n * n}, {&g->grad0, n},  {&g->G0, m * n},  {&g->g0, m},
+        {&g->qa, n},      {&g->w, n},       {&g->u, n},       {&g->t1, n},
+        {&g->t2, n},      {&g->t3, n},      {&g->Ga, m * n},  {&g->Gb, m * n},
+        {&g->Bm, m * n},  {&g->MGt, m * n}, {&g->Ta, n * n},  {&g->Tb, n * n},
+        {&g->K, n * n},   {&g->N1, n * n},  {&g->N2, n * n},  {&g->dq, n},
+        {&g->da, n},      {&g->db, n},      {&g->dH, n * n},
+    };
+    const size_t count = sizeof parts / sizeof parts[0];
+    size_t total = 0;
+    for (size_t i = 0; i < count; i++)
+        total += parts[i].count;
+    double *block = calloc(total, sizeof(double));
+    if (!block)
+        return WB_ERR_NOMEM;
+    for (size_t i = 0; i < count; i++) {
+        *parts[i].array = block;
+        block += parts[i].count;
+    }
+    return WB_OK;
+}
+
+/* M and M^-1 once: the mass matrix is constant. */
+static void mass_matrices(ggl *g)
+{
+    const int n = g->n;
+    wb_mass(g->model, g->x, g->M); /* any q: M is constant */
+    for (int j = 0; j < n; j++) {
+        for (int i = 0; i < n; i++)
+            g->t1[i] = (i == j);
+        wb_mass_solve(g->model, g->x, g->t1, g->t2);
+        for (int i = 0; i < n; i++)
+            g->Minv[(size_t)i * n + j] = g->t2[i];
+    }
+}
+
+int ggl_create(const wb_host *host, const wb_model *model, const ggl_scheme *scheme,
+               const ggl *proto, void **inst)
+{
+    if (!model->mass_constant) {
+        host->error(host, "%s needs a constant mass matrix (the GGL integrators of "
+                    "Kinon-Betsch-Schneider assume one); model '%s' has a "
+                    "configuration-dependent one", scheme->label, model->name);
+        return WB_ERR_INVALID;
+    }
+    ggl *g = malloc(sizeof *g);
+    if (!g)
+        return WB_ERR_NOMEM;
+    *g = *proto;
+    g->host = host, g->model = model, g->scheme = scheme;
+    g->n = model->nq, g->m = model->n_holonomic;
+    g->x = NULL, g->newton = NULL;
+    layout(g);
+    if (allocate(g) != WB_OK || !(g->newton = host->newton_create(host, g->size))) {
+        ggl_destroy(g);
+        host->error(host, "%s: out of memory", scheme->label);
+        return WB_ERR_NOMEM;
+    }
+    mass_matrices(g);
+    *inst = g;
+    return WB_OK;
+}
+
+/* First guesses: q1 = q, p1 = p, v = M^-1 p, lambda from the index-1
+ * formulation (0 if that is singular), gamma = 0 (its exact value). */
+int ggl_reset(void *inst, double t, const double *q, const double *p)
+{
+    ggl *g = inst;
+    const int n = g->n, m = g->m;
+    (void)t;
+    memset(g->x, 0, (size_t)g->size * sizeof(double));
+    vec_copy(n, q, g->x + g->off_q);
+    vec_copy(n, p, g->x + g->off_p);
+    if (g->off_v >= 0)
+        mat_vec(n, n, g->Minv, p, g->x + g->off_v);
+    if (wb_index1_multiplier(g->model, q, p, g->x + g->off_l) != WB_OK)
+        memset(g->x + g->off_l, 0, (size_t)m * sizeof(double));
+    return WB_OK;
+}
+
+/* "simple": the known values at t^n; "advanced": q^{n+1} = q^n + h v^n with
+ * v^n the latest velocity known at t^n (the carried interval velocity of
+ * the VIs, M^-1 p^n for the EM schemes).  Multipliers and v keep their
+ * previous values. */
+static void initial_guess(ggl *g, double h, const double *q0, const double *p0)
+{
+    const int n = g->n;
+    double *q1 = g->x + g->off_q;
+    vec_copy(n, q0, q1);
+    if (g->advanced_guess) {
+        const double *v = g->off_v >= 0 ? g->x + g->off_v : g->t1;
+        if (g->off_v < 0)
+            mat_vec(n, n, g->Minv, p0, g->t1);
+        vec_axpy(n, h, v, q1);
+    }
+    vec_copy(n, p0, g->x + g->off_p);
+}
+
+/* True when every component of the last update z - before is below
+ * tol relative to the component's size (an absolute test stalls on the
+ * round-off of large multipliers, e.g. the top's). */
+static int update_small(const ggl *g, const double *before)
+{
+    const double tol = g->newton_options.tol;
+    for (int i = 0; i < g->size; i++)
+        if (!(fabs(g->x[i] - before[i]) <= tol * fmax(1.0, fabs(g->x[i]))))
+            return 0;
+    return 1;
+}
+
+/* Newton until max |R| <= tol, then, with the step test (the paper's
+ * metis code stops on max(|R|, |dz|) < tol), further updates until the
+ * last one is below tol too.  The host's Newton stops as soon as
+ * |R| <= tol, typically at |R| ~ 1e-11 after an update of ~1e-6: one more
+ * update brings the residual to round-off, which the paper's round-off
+ * claims rely on.  The updates stop when the residual no longer falls by
+ * orders of magnitude: it is then at its round-off floor, and the updates
+ * of large multipliers (~ eps |lambda| / h) cannot shrink further. */
+static int solve(ggl *g, wb_step_stats *stats)
+{
+    const wb_host *host = g->host;
+    wb_newton_report report = {sizeof report, 0, 0, 0};
+    int status = host->newton_solve(host, g->newton, g->scheme->residual, g->scheme->jacobian,
+                                    g, g->x, &g->newton_options, stats, &report);
+    if (status != WB_OK || !g->step_test || report.iterations == 0 ||
+        report.step_norm <= g->newton_options.tol)
+        return status;
+    for (int extra = 0; extra < g->newton_options.max_iter; extra++) {
+        const double residual = report.residual_norm;
+        vec_copy(g->size, g->x, g->before);
+        status = host->newton_solve(host, g->newton, g->scheme->residual, g->scheme->jacobian,
+                                    g, g->x, &g->one_update, stats, &report);
+        if (status != WB_OK || update_small(g, g->before) ||
+            !(report.residual_norm < 1e-3 * residual))
+            return status;
+    }
+    host->error(host, "%s: Newton's updates stay above the tolerance %.3e (last update "
+                "%.3e, residual %.3e)", g->scheme->label, g->newton_options.tol,
+                report.step_norm, report.residual_norm);
+    return WB_ERR_NEWTON;
+}
+
+int ggl_step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
+             double *p1, wb_step_stats *stats)
+{
+    ggl *g = inst;
+    (void)t;
+    g->h = h, g->q0 = q0, g->p0 = p0;
+    if (g->scheme->start_values)
+        g->scheme->start_values(g);
+    vec_copy(g->size, g->x, g->saved);
+    initial_guess(g, h, q0, p0);
+    int status = solve(g, stats);
+    if (status != WB_OK) {
+        vec_copy(g->size, g->saved, g->x); /* the carried unknowns stay those of q0, p0 */
+        return status;
+    }
+    vec_copy(g->n, g->x + g->off_q, q1);
+    vec_copy(g->n, g->x + g->off_p, p1);
+    return WB_OK;
+}
+
+/* aux order: v (VIs), lambda, gamma (all but EM-G) */
+void ggl_aux_values(const void *inst, double *out)
+{
+    const ggl *g = inst;
+    if (g->off_v >= 0) {
+        vec_copy(g->n, g->x + g->off_v, out);
+        out += g->n;
+    }
+    vec_copy(g->m, g->x + g->off_l, out);
+    if (g->off_g >= 0)
+        vec_copy(g->m, g->x + g->off_g, out + g->m);
+}

@@ -1,0 +1,117 @@
+/* The `ggl` family: integrators of Kinon-Betsch-Schneider, "Structure-
+ * preserving integrators based on a new variational principle for
+ * constrained mechanical systems" (Nonlinear Dyn. 2023), built on the GGL
+ * principle (Livens' principle with multipliers lambda for g(q) = 0 and
+ * gamma for the velocity constraint g^v(q, p) = G(q) M^-1 p = 0):
+ *
+ *   vi_s         first-order GGL variational integrator (eq. 55)
+ *   vi_theta     one-stage theta variational integrators, option A (g at
+ *                q^{n+theta}, eq. 79) or B (trapezoidal g, eq. 82)
+ *   em           GGL energy-momentum scheme (eq. 84)
+ *   em_gonzalez  Gonzalez's 1999 energy-momentum scheme, g only (EM-G)
+ *
+ * Every method solves its step by Newton's method (host->newton_solve)
+ * with an analytic Jacobian, for a constant mass matrix.  The host state
+ * is (q, p) at the nodes; the interval unknowns (velocity v, multipliers
+ * lambda and gamma) live in the instance and are published as aux
+ * unknowns.  Notation (as in the paper and the digest):
+ *   G(q) = Dg(q), T(q; mu) = sum_k mu_k D^2 g_k(q) = D_q[G^T mu],
+ *   B(q; w) = D_q[G(q) w] (row k = (D^2 g_k w)^T). */
+#ifndef GGL_H
+#define GGL_H
+
+#include <workbench/workbench.h>
+
+typedef struct ggl ggl;
+
+/* What distinguishes the methods: the unknown layout and the equations. */
+typedef struct ggl_scheme {
+    const char *label;        /* "VI-S", "theta-VI", "EM", "EM-G"            */
+    int has_velocity;         /* interval velocity v among the unknowns      */
+    int has_gamma;            /* velocity-constraint multiplier gamma        */
+    wb_residual_fn residual;
+    wb_jacobian_fn jacobian;
+    /* optional: values at q0 the residual reuses during one step */
+    void (*start_values)(ggl *g);
+} ggl_scheme;
+
+/* How the energy-momentum schemes discretise grad V. */
+enum ggl_gradient { GGL_DG_GONZALEZ, GGL_DG_GREENSPAN };
+
+struct ggl {
+    const wb_host *host;
+    const wb_model *model;
+    const ggl_scheme *scheme;
+    int n, m;                 /* coordinates, constraints                  */
+    int size;                 /* Newton unknowns                           */
+    int off_q, off_p, off_v, off_l, off_g; /* offsets in x (-1: absent)    */
+
+    /* options */
+    double theta, vartheta;   /* vi_theta                                  */
+    int trapezoidal;          /* vi_theta: option B                        */
+    int advanced_guess;       /* q^{n+1} guess q^n + h v^n instead of q^n  */
+    int gradient;             /* em, em_gonzalez: enum ggl_gradient        */
+    int step_test;            /* also require the last update <= tol       */
+    wb_newton *newton;
+    wb_newton_options newton_options;
+    wb_newton_options one_update;  /* exactly one more Newton update        */
+
+    /* the step being solved */
+    double h;
+    const double *q0, *p0;
+    double *x, *saved;        /* unknowns (x owns the work memory); the
+                                 previous step's, restored on failure      */
+    double *before;           /* unknowns before an extra Newton update    */
+
+    /* constant mass matrix and its inverse, n x n */
+    double *M, *Minv;
+    /* values at q0 (start_values) */
+    double *grad0, *G0, *g0;
+    /* work memory (no allocation per step) */
+    double *qa, *w, *u, *t1, *t2, *t3;        /* n each                    */
+    double *Ga, *Gb, *Bm, *MGt;               /* m x n each (MGt: n x m)   */
+    double *Ta, *Tb, *K, *N1, *N2;            /* n x n each                */
+    double *dq, *da, *db, *dH;                /* discrete gradient: n, n, n, n x n */
+};
+
+/* ---- the schemes (vi.c, em.c) --------------------------------------------- */
+extern const ggl_scheme ggl_vi_s_scheme;
+extern const ggl_scheme ggl_vi_theta_scheme;
+extern const ggl_scheme ggl_em_scheme;
+extern const ggl_scheme ggl_em_gonzalez_scheme;
+
+/* ---- the methods (methods.c) ------------------------------------------------ */
+extern const wb_method ggl_vi_s;
+extern const wb_method ggl_vi_theta;
+extern const wb_method ggl_em;
+extern const wb_method ggl_em_gonzalez;
+
+/* ---- shared numerics (common.c) -------------------------------------------- */
+
+/* Set up an instance for `scheme` (options already decoded into *proto). */
+int ggl_create(const wb_host *host, const wb_model *model, const ggl_scheme *scheme,
+               const ggl *proto, void **inst);
+void ggl_destroy(void *inst);
+int ggl_reset(void *inst, double t, const double *q, const double *p);
+int ggl_step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
+             double *p1, wb_step_stats *stats);
+void ggl_aux_values(const void *inst, double *out);
+
+/* C = A B, all n x n. */
+void ggl_mat_mul(int n, const double *A, const double *B, double *C);
+/* X = Minv G^T (n x m, row-major) for an m x n G. */
+void ggl_minv_gt(const ggl *g, const double *G, double *X);
+
+/* Jacobian blocks of an N x N row-major J, at rows r0.., columns c0..:
+ * add s A (A rows x cols), s A^T (A cols x rows), s I (n x n). */
+void ggl_block(double *J, int N, int r0, int c0, int rows, int cols, const double *A, double s);
+void ggl_block_t(double *J, int N, int r0, int c0, int rows, int cols, const double *A,
+                 double s);
+void ggl_block_identity(double *J, int N, int r0, int c0, int n, double s);
+
+/* Discrete gradient of V between q0 and q1 (dg, n values) and its
+ * derivative with respect to q1 (n x n), per g->gradient. */
+void ggl_discrete_gradient(ggl *g, const double *q0, const double *q1, double *dg);
+void ggl_discrete_gradient_jacobian(ggl *g, const double *q0, const double *q1, double *J);
+
+#endif

@@ -1,0 +1,381 @@
+/* The four methods of the `ggl` family: options, claimed properties, and
+ * the checks that refuse option sets whose Newton matrix is singular. */
+#include "ggl.h"
+
+#include <float.h>
+#include <string.h>
+
+static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL};
+
+/* Options every method has, first in every option list. */
+enum { OPT_TOL, OPT_MAX_ITER, OPT_CONVERGENCE, OPT_GUESS, OPT_COMMON };
+#define COMMON_OPTIONS                                                                      \
+    {"tol", WB_OPT_NUMBER, 1e-9, 1e-16, 1e-2, NULL, NULL,                                   \
+     "Newton tolerance on max |residual| (the paper uses 1e-9)"},                           \
+    {"max_iter", WB_OPT_INTEGER, 40, 1, 1000, NULL, NULL, "Newton iterations per step"},    \
+    {"convergence", WB_OPT_CHOICE, 0, 0, 0, "step", "step|residual",                        \
+     "step: max |R| <= tol and the last update <= tol relative to each unknown (the "      \
+     "paper's code: max(|R|, |dz|) < tol); residual: max |R| <= tol alone"},                \
+    {"guess", WB_OPT_CHOICE, 0, 0, 0, "simple", "simple|advanced",                          \
+     "Newton's first q^{n+1}: q^n (simple) or q^n + h v^n (advanced)"}
+
+static void decode_common(const wb_option_value *opts, const wb_host *host, ggl *proto)
+{
+    memset(proto, 0, sizeof *proto);
+    host->newton_defaults(host, &proto->newton_options);
+    proto->newton_options.tol = opts[OPT_TOL].number;
+    proto->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
+    proto->advanced_guess = strcmp(opts[OPT_GUESS].string, "advanced") == 0;
+    proto->step_test = strcmp(opts[OPT_CONVERGENCE].string, "step") == 0;
+    /* one update, then stop: tol 0 never holds, a huge step_tol always does */
+    proto->one_update = proto->newton_options;
+    proto->one_update.tol = 0.0;
+    proto->one_update.step_tol = DBL_MAX;
+    proto->one_update.max_iter = 1;
+}
+
+/* ---- vi_s ------------------------------------------------------------------------ */
+
+static const wb_option_spec vi_s_options[] = {COMMON_OPTIONS};
+
+static const wb_aux_spec vi_aux[] = {
+    {"v", WB_AUX_VELOCITY, 0, WB_AUX_ON_INTERVAL,
+     "interval velocity (VI-S: v^n of [t_n, t_n+1], paired with q^n; theta-VI: v^{n+1})"},
+    {"lambda", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL, "multiplier of g(q) = 0"},
+    {"gamma", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
+     "multiplier of the velocity constraint (zero for the exact flow)"},
+};
+
+static int describe_vi_s(const wb_option_value *opts, wb_method_props *out)
+{
+    (void)opts;
+    out->order = 1;
+    out->multiplier_order = 1;
+    out->flags = WB_PROP_SYMPLECTIC | WB_PROP_MOMENTUM_CONSERVING | WB_PROP_POSITION_CONSTRAINT;
+    return WB_OK;
+}
+
+static int create_vi_s(const wb_host *host, const wb_model *model, const wb_option_value *opts,
+                       void **inst)
+{
+    ggl proto;
+    decode_common(opts, host, &proto);
+    return ggl_create(host, model, &ggl_vi_s_scheme, &proto, inst);
+}
+
+const wb_method ggl_vi_s = {
+    .struct_size = sizeof(wb_method),
+    .name = "vi_s",
+    .doc = "VI-S: first-order GGL variational integrator (constrained symplectic Euler, eq. 55)",
+    .options = vi_s_options,
+    .n_options = sizeof vi_s_options / sizeof vi_s_options[0],
+    .requires = requires,
+    .handles = WB_HANDLES_HOLONOMIC,
+    .order_doc = "1",
+    .property_flags = WB_PROP_SYMPLECTIC | WB_PROP_MOMENTUM_CONSERVING |
+                      WB_PROP_POSITION_CONSTRAINT,
+    .aux = vi_aux,
+    .n_aux = 3,
+    .describe = describe_vi_s,
+    .create = create_vi_s,
+    .destroy = ggl_destroy,
+    .reset = ggl_reset,
+    .step = ggl_step,
+    .aux_values = ggl_aux_values,
+};
+
+/* ---- vi_theta ----------------------------------------------------------------------- */
+
+enum { OPT_THETA = OPT_COMMON, OPT_CONSTRAINT, OPT_VARTHETA };
+static const wb_option_spec vi_theta_options[] = {
+    COMMON_OPTIONS,
+    {"theta", WB_OPT_NUMBER, 0.5, 0.0, 1.0, NULL, NULL,
+     "L, G and grad V at q^{n+theta} = (1 - theta) q^n + theta q^{n+1}"},
+    {"constraint", WB_OPT_CHOICE, 0, 0, 0, "intermediate", "intermediate|trapezoidal",
+     "g_d: g(q^{n+theta}) (option A, eq. 79) or (1 - vartheta) g(q^n) + vartheta g(q^{n+1}) "
+     "(option B, eq. 82)"},
+    {"vartheta", WB_OPT_NUMBER, 0.5, 0.0, 1.0, NULL, NULL,
+     "weight of g(q^{n+1}) in the trapezoidal constraint (option B only)"},
+};
+
+static int is_trapezoidal(const wb_option_value *opts)
+{
+    return strcmp(opts[OPT_CONSTRAINT].string, "trapezoidal") == 0;
+}
+
+/* Symmetric (hence of order 2) exactly when theta = 1/2 and, for option B,
+ * vartheta = 1/2: swapping n <-> n+1, h -> -h then maps the equations onto
+ * themselves.  Option B holds g(q^{n+1}) = 0 at the nodes, but the error
+ * left by Newton is multiplied by (1 - vartheta)/vartheta per step, so the
+ * claim is made only for vartheta >= 1/2.  Its velocity constraint holds
+ * as G(q^{n+1}) v^{n+1} = 0 with the interval velocity (theta = 1), not as
+ * G M^-1 p at the nodes: not claimed. */
+static int describe_vi_theta(const wb_option_value *opts, wb_method_props *out)
+{
+    const double theta = opts[OPT_THETA].number, vartheta = opts[OPT_VARTHETA].number;
+    const int trapezoidal = is_trapezoidal(opts);
+    const int symmetric = theta == 0.5 && (!trapezoidal || vartheta == 0.5);
+    out->order = symmetric ? 2 : 1;
+    out->multiplier_order = 1;
+    out->flags = WB_PROP_SYMPLECTIC | WB_PROP_MOMENTUM_CONSERVING;
+    if (symmetric)
+        out->flags |= WB_PROP_SYMMETRIC;
+    if (trapezoidal && vartheta >= 0.5 && vartheta < 1.0)
+        out->flags |= WB_PROP_POSITION_CONSTRAINT;
+    return WB_OK;
+}
+
+/* Option sets whose Newton matrix is singular.  With g_d independent of
+ * q^{n+1} (theta = 0 in option A, vartheta = 0 in option B) the rows of the
+ * position constraint vanish.  At the other end, eliminating p^{n+1} from
+ * the Legendre map (76c) with (76b) leaves the impulse of lambda on v as
+ * h (1 - theta) G(q^{n+theta})^T lambda (option A) or
+ * h (1 - vartheta) G(q^n)^T lambda (option B): for theta = 1 in A, or
+ * vartheta = 1 in B (which the paper admits), v follows from p^n and gamma
+ * alone and the 2m constraints R4, R5 are left with the m unknowns gamma. */
+static int refuse_singular(const wb_host *host, double theta, int trapezoidal, double vartheta)
+{
+    if (!trapezoidal && (theta == 0.0 || theta == 1.0)) {
+        if (theta == 0.0)
+            host->error(host, "vi_theta: theta = 0 with constraint = 'intermediate' imposes "
+                        "g(q^{n+theta}) = g(q^n), which does not depend on the unknowns: the "
+                        "rows of R4 in the Newton matrix are zero and it is singular (the "
+                        "paper's option A needs theta in (0, 1)); use theta = 1/2 (VI-A)");
+        else
+            host->error(host, "vi_theta: theta = 1 with constraint = 'intermediate' makes "
+                        "M v^{n+1} = p^n (eq. 79c): lambda no longer reaches v, and "
+                        "g(q^{n+1}) = 0 and G(q^{n+1}) v^{n+1} = 0 (2m equations) are left "
+                        "with the m unknowns gamma, so the Newton matrix is singular (the "
+                        "paper's option A needs theta in (0, 1)); use theta = 1/2 (VI-A)");
+        return WB_ERR_INVALID;
+    }
+    if (trapezoidal && (vartheta == 0.0 || vartheta == 1.0)) {
+        if (vartheta == 0.0)
+            host->error(host, "vi_theta: vartheta = 0 with constraint = 'trapezoidal' "
+                        "imposes g_d = g(q^n), which does not depend on the unknowns: the "
+                        "rows of R4 in the Newton matrix are zero and it is singular (option B "
+                        "needs vartheta > 0); use vartheta = 1/2 (VI-B)");
+        else
+            host->error(host, "vi_theta: vartheta = 1 with constraint = 'trapezoidal' "
+                        "removes lambda from the discrete Legendre map: after eliminating "
+                        "p^{n+1}, M v^{n+1} = p^n - h theta (1 - vartheta) G(q^n)^T lambda + "
+                        "... has no lambda, so g(q^{n+1}) = 0 and G(q^{n+theta}) v^{n+1} = 0 "
+                        "(2m equations) are left with the m unknowns gamma and the Newton "
+                        "matrix is singular (the paper admits vartheta = 1, but it fails at "
+                        "the first step); use vartheta = 1/2 (VI-B)");
+        return WB_ERR_INVALID;
+    }
+    return WB_OK;
+}
+
+/* Well-posed but unstable: the normal momentum is multiplied by -w/(1-w)
+ * per step and the position residual by -(1-w)/w, w = theta (option A)
+ * or vartheta (option B); both are of modulus one only for w = 1/2, the
+ * paper's choice.  Any other w blows up from round-off within a few
+ * hundred steps. */
+static void warn_unstable(const wb_host *host, double theta, int trapezoidal, double vartheta)
+{
+    const double w = trapezoidal ? vartheta : theta;
+    if (w == 0.5)
+        return;
+    host->log(host, WB_LOG_WARNING,
+              "vi_theta: %s = %g: per step the position residual is multiplied by %.3g and "
+              "the normal momentum by %.3g; only %s = 1/2 keeps both bounded, expect a "
+              "blow-up", trapezoidal ? "vartheta" : "theta", w, -(1 - w) / w, -w / (1 - w),
+              trapezoidal ? "vartheta" : "theta");
+}
+
+/* Called by the host whenever options are set: wb.method() itself refuses
+ * a singular option set. */
+static int validate_vi_theta(const wb_host *host, const wb_option_value *opts)
+{
+    return refuse_singular(host, opts[OPT_THETA].number, is_trapezoidal(opts),
+                           opts[OPT_VARTHETA].number);
+}
+
+static int create_vi_theta(const wb_host *host, const wb_model *model,
+                           const wb_option_value *opts, void **inst)
+{
+    ggl proto;
+    decode_common(opts, host, &proto);
+    proto.theta = opts[OPT_THETA].number;
+    proto.vartheta = opts[OPT_VARTHETA].number;
+    proto.trapezoidal = is_trapezoidal(opts);
+    warn_unstable(host, proto.theta, proto.trapezoidal, proto.vartheta);
+    return ggl_create(host, model, &ggl_vi_theta_scheme, &proto, inst);
+}
+
+const wb_method ggl_vi_theta = {
+    .struct_size = sizeof(wb_method),
+    .name = "vi_theta",
+    .doc = "one-stage GGL variational integrators: VI-A = (theta 1/2, intermediate), "
+           "VI-B = (theta 1, trapezoidal, vartheta 1/2)",
+    .options = vi_theta_options,
+    .n_options = sizeof vi_theta_options / sizeof vi_theta_options[0],
+    .requires = requires,
+    .handles = WB_HANDLES_HOLONOMIC,
+    .order_doc = "2 for theta = 1/2 (and vartheta = 1/2 with option B), else 1",
+    .property_flags = WB_PROP_SYMPLECTIC | WB_PROP_SYMMETRIC | WB_PROP_MOMENTUM_CONSERVING,
+    .aux = vi_aux,
+    .n_aux = 3,
+    .describe = describe_vi_theta,
+    .create = create_vi_theta,
+    .destroy = ggl_destroy,
+    .reset = ggl_reset,
+    .step = ggl_step,
+    .aux_values = ggl_aux_values,
+    .validate = validate_vi_theta,
+};
+
+/* ---- em, em_gonzalez ------------------------------------------------------------------ */
+
+enum { OPT_GRADIENT = OPT_COMMON };
+static const wb_option_spec em_options[] = {
+    COMMON_OPTIONS,
+    {"discrete_gradient", WB_OPT_CHOICE, 0, 0, 0, "auto", "auto|greenspan|gonzalez",
+     "DG V: Greenspan's through the model's potential invariants, Gonzalez's generic "
+     "form, or (auto) Greenspan when the model has invariants"},
+};
+
+static const wb_aux_spec em_aux[] = {
+    {"lambda", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
+     "multiplier of g (acts through G(q_m) at the midpoint)"},
+    {"gamma", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
+     "multiplier of the velocity constraint (zero for the exact flow)"},
+};
+
+static const wb_aux_spec em_gonzalez_aux[] = {
+    {"lambda", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
+     "multiplier of g (acts through G(q_m) at the midpoint)"},
+};
+
+/* Momentum maps are conserved when DG V is orthogonal to the symmetry
+ * generators at the midpoint: Greenspan's form through invariants is;
+ * Gonzalez's generic form is only when its correction vanishes (V of
+ * degree <= 2), so the explicit "gonzalez" choice claims no momentum. */
+static uint32_t em_flags(const wb_option_value *opts)
+{
+    uint32_t flags = WB_PROP_ENERGY_CONSERVING | WB_PROP_POSITION_CONSTRAINT;
+    if (strcmp(opts[OPT_GRADIENT].string, "gonzalez") != 0)
+        flags |= WB_PROP_MOMENTUM_CONSERVING;
+    return flags;
+}
+
+static int describe_em(const wb_option_value *opts, wb_method_props *out)
+{
+    out->order = 2;
+    out->multiplier_order = 1;
+    out->flags = em_flags(opts) | WB_PROP_VELOCITY_CONSTRAINT;
+    return WB_OK;
+}
+
+static int describe_em_gonzalez(const wb_option_value *opts, wb_method_props *out)
+{
+    out->order = 2;
+    out->multiplier_order = 1;
+    out->flags = em_flags(opts);
+    return WB_OK;
+}
+
+static int create_em_common(const wb_host *host, const wb_model *model,
+                            const wb_option_value *opts, const ggl_scheme *scheme,
+                            void **inst)
+{
+    if (!(model->holonomic_flags & WB_HOLONOMIC_QUADRATIC)) {
+        host->error(host, "%s needs quadratic constraints (WB_HOLONOMIC_QUADRATIC): then "
+                    "G(q_m) and the midpoint derivatives of g^v are discrete derivatives; "
+                    "model '%s' does not declare them quadratic", scheme->label, model->name);
+        return WB_ERR_INVALID;
+    }
+    ggl proto;
+    decode_common(opts, host, &proto);
+    const char *choice = opts[OPT_GRADIENT].string;
+    const int has_invariants = (model->capabilities & WB_CAP_POTENTIAL_INVARIANTS) != 0;
+    if (strcmp(choice, "greenspan") == 0 && !has_invariants) {
+        host->error(host, "%s: discrete_gradient = 'greenspan' needs the model extension %s, "
+                    "which model '%s' does not provide (use 'gonzalez' or 'auto')",
+                    scheme->label, WB_EXT_POTENTIAL_INVARIANTS, model->name);
+        return WB_ERR_INVALID;
+    }
+    proto.gradient = strcmp(choice, "gonzalez") != 0 && has_invariants ? GGL_DG_GREENSPAN
+                                                                       : GGL_DG_GONZALEZ;
+    return ggl_create(host, model, scheme, &proto, inst);
+}
+
+static int create_em(const wb_host *host, const wb_model *model, const wb_option_value *opts,
+                     void **inst)
+{
+    return create_em_common(host, model, opts, &ggl_em_scheme, inst);
+}
+
+static int create_em_gonzalez(const wb_host *host, const wb_model *model,
+                              const wb_option_value *opts, void **inst)
+{
+    return create_em_common(host, model, opts, &ggl_em_gonzalez_scheme, inst);
+}
+
+const wb_method ggl_em = {
+    .struct_size = sizeof(wb_method),
+    .name = "em",
+    .doc = "EM: GGL energy-momentum scheme (eq. 84), g and G M^-1 p exact at the nodes",
+    .options = em_options,
+    .n_options = sizeof em_options / sizeof em_options[0],
+    .requires = requires,
+    .handles = WB_HANDLES_HOLONOMIC,
+    .order_doc = "2",
+    .property_flags = WB_PROP_ENERGY_CONSERVING | WB_PROP_MOMENTUM_CONSERVING |
+                      WB_PROP_POSITION_CONSTRAINT | WB_PROP_VELOCITY_CONSTRAINT,
+    .aux = em_aux,
+    .n_aux = 2,
+    .describe = describe_em,
+    .create = create_em,
+    .destroy = ggl_destroy,
+    .reset = ggl_reset,
+    .step = ggl_step,
+    .aux_values = ggl_aux_values,
+};
+
+const wb_method ggl_em_gonzalez = {
+    .struct_size = sizeof(wb_method),
+    .name = "em_gonzalez",
+    .doc = "EM-G: Gonzalez's 1999 energy-momentum scheme, position constraints only",
+    .options = em_options,
+    .n_options = sizeof em_options / sizeof em_options[0],
+    .requires = requires,
+    .handles = WB_HANDLES_HOLONOMIC,
+    .order_doc = "2",
+    .property_flags = WB_PROP_ENERGY_CONSERVING | WB_PROP_MOMENTUM_CONSERVING |
+                      WB_PROP_POSITION_CONSTRAINT,
+    .aux = em_gonzalez_aux,
+    .n_aux = 1,
+    .describe = describe_em_gonzalez,
+    .create = create_em_gonzalez,
+    .destroy = ggl_destroy,
+    .reset = ggl_reset,
+    .step = ggl_step,
+    .aux_values = ggl_aux_values,
+};
+
+/* ---- the family -------------------------------------------------------------------------- */
+
+static const wb_method *const methods[] = {&ggl_vi_s, &ggl_vi_theta, &ggl_em, &ggl_em_gonzalez};
+
+static const wb_family ggl_family = {
+    .struct_size = sizeof(wb_family),
+    .name = "ggl",
+    .doc = "GGL-principle integrators (Kinon-Betsch-Schneider 2023): variational and "
+           "energy-momentum",
+    .methods = methods,
+    .n_methods = sizeof methods / sizeof methods[0],
+};
+
+WB_PLUGIN_ENTRY = {
+    .abi_major = WB_ABI_MAJOR,
+    .abi_minor = WB_ABI_MINOR,
+    .struct_size = sizeof(wb_plugin_entry),
+    .kind = WB_KIND_INTEGRATOR,
+    .name = "ggl",
+    .version = "1.0",
+    .description = "GGL variational integrators and the GGL energy-momentum scheme",
+    .descriptor = &ggl_family,
+};
