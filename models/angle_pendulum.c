@@ -9,9 +9,10 @@
  * problem for convergence orders of unconstrained methods. */
 #include <workbench/workbench.h>
 
+#include "wb_model_plugin.h"
+
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct angle_pendulum {
     double m, l, g;
@@ -84,33 +85,12 @@ static const wb_initial_state_ext initial_state = {
     .initial = initial,
 };
 
-static const void *get_extension(const char *id)
-{
-    if (strcmp(id, WB_EXT_MECHANICAL) == 0)
-        return &mechanical;
-    if (strcmp(id, WB_EXT_INITIAL_STATE) == 0)
-        return &initial_state;
-    return NULL;
-}
-
-static const wb_model_class angle_pendulum_class = {
-    .struct_size = sizeof(wb_model_class),
-    .name = "angle_pendulum",
-    .doc = "the pendulum in its angle, H = p^2/(2 m l^2) - m g l cos(theta), unconstrained",
-    .params = params,
-    .n_params = sizeof params / sizeof params[0],
-    .create = create,
-    .destroy = destroy,
-    .get_extension = get_extension,
+static const wb_extension_entry extensions[] = {
+    {WB_EXT_MECHANICAL, &mechanical},
+    {WB_EXT_INITIAL_STATE, &initial_state},
 };
 
-WB_PLUGIN_ENTRY = {
-    .abi_major = WB_ABI_MAJOR,
-    .abi_minor = WB_ABI_MINOR,
-    .struct_size = sizeof(wb_plugin_entry),
-    .kind = WB_KIND_MODEL,
-    .name = "angle_pendulum",
-    .version = "1.0",
-    .description = "the unconstrained pendulum in its angle",
-    .descriptor = &angle_pendulum_class,
-};
+WB_MODEL_PLUGIN("angle_pendulum",
+                "the pendulum in its angle, H = p^2/(2 m l^2) - m g l cos(theta), unconstrained",
+                "the unconstrained pendulum in its angle",
+                params, create, destroy, extensions);

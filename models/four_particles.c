@@ -26,6 +26,8 @@
  * length, both constraint levels exact. */
 #include <workbench/workbench.h>
 
+#include "wb_model_plugin.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -358,40 +360,16 @@ static const wb_potential_invariants_ext potential_invariants = {
     .difference_quotient = spring_quotient,
 };
 
-static const void *get_extension(const char *id)
-{
-    if (strcmp(id, WB_EXT_MECHANICAL) == 0)
-        return &mechanical;
-    if (strcmp(id, WB_EXT_HOLONOMIC) == 0)
-        return &holonomic;
-    if (strcmp(id, WB_EXT_INVARIANTS) == 0)
-        return &invariants;
-    if (strcmp(id, WB_EXT_INITIAL_STATE) == 0)
-        return &initial_state;
-    if (strcmp(id, WB_EXT_POTENTIAL_INVARIANTS) == 0)
-        return &potential_invariants;
-    return NULL;
-}
-
-static const wb_model_class four_particles_class = {
-    .struct_size = sizeof(wb_model_class),
-    .name = "four_particles",
-    .doc = "Gonzalez's four-particle system: two nonlinear springs, two rigid bars, linear "
-           "and angular momentum, potential invariants",
-    .params = params,
-    .n_params = sizeof params / sizeof params[0],
-    .create = create,
-    .destroy = destroy,
-    .get_extension = get_extension,
+static const wb_extension_entry extensions[] = {
+    {WB_EXT_MECHANICAL, &mechanical},
+    {WB_EXT_HOLONOMIC, &holonomic},
+    {WB_EXT_INVARIANTS, &invariants},
+    {WB_EXT_INITIAL_STATE, &initial_state},
+    {WB_EXT_POTENTIAL_INVARIANTS, &potential_invariants},
 };
 
-WB_PLUGIN_ENTRY = {
-    .abi_major = WB_ABI_MAJOR,
-    .abi_minor = WB_ABI_MINOR,
-    .struct_size = sizeof(wb_plugin_entry),
-    .kind = WB_KIND_MODEL,
-    .name = "four_particles",
-    .version = "1.0",
-    .description = "four-particle system (Gonzalez 1999): springs, rigid bars, L and J",
-    .descriptor = &four_particles_class,
-};
+WB_MODEL_PLUGIN("four_particles",
+                "Gonzalez's four-particle system: two nonlinear springs, two rigid bars, linear "
+                "and angular momentum, potential invariants",
+                "four-particle system (Gonzalez 1999): springs, rigid bars, L and J",
+                params, create, destroy, extensions);

@@ -23,6 +23,8 @@
  * for all time.  The state lies on both constraint levels exactly. */
 #include <workbench/workbench.h>
 
+#include "wb_model_plugin.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,38 +300,15 @@ static const wb_initial_state_ext initial_state = {
     .initial = initial,
 };
 
-static const void *get_extension(const char *id)
-{
-    if (strcmp(id, WB_EXT_MECHANICAL) == 0)
-        return &mechanical;
-    if (strcmp(id, WB_EXT_HOLONOMIC) == 0)
-        return &holonomic;
-    if (strcmp(id, WB_EXT_INVARIANTS) == 0)
-        return &invariants;
-    if (strcmp(id, WB_EXT_INITIAL_STATE) == 0)
-        return &initial_state;
-    return NULL;
-}
-
-static const wb_model_class heavy_top_class = {
-    .struct_size = sizeof(wb_model_class),
-    .name = "heavy_top",
-    .doc = "heavy top as a rigid body in director form: 12 coordinates, 6 internal + 3 "
-           "external constraints, momentum map J3",
-    .params = params,
-    .n_params = sizeof params / sizeof params[0],
-    .create = create,
-    .destroy = destroy,
-    .get_extension = get_extension,
+static const wb_extension_entry extensions[] = {
+    {WB_EXT_MECHANICAL, &mechanical},
+    {WB_EXT_HOLONOMIC, &holonomic},
+    {WB_EXT_INVARIANTS, &invariants},
+    {WB_EXT_INITIAL_STATE, &initial_state},
 };
 
-WB_PLUGIN_ENTRY = {
-    .abi_major = WB_ABI_MAJOR,
-    .abi_minor = WB_ABI_MINOR,
-    .struct_size = sizeof(wb_plugin_entry),
-    .kind = WB_KIND_MODEL,
-    .name = "heavy_top",
-    .version = "1.0",
-    .description = "heavy top (Lagrange top) in director form, nine holonomic constraints, J3",
-    .descriptor = &heavy_top_class,
-};
+WB_MODEL_PLUGIN("heavy_top",
+                "heavy top as a rigid body in director form: 12 coordinates, 6 internal + 3 "
+                "external constraints, momentum map J3",
+                "heavy top (Lagrange top) in director form, nine holonomic constraints, J3",
+                params, create, destroy, extensions);

@@ -8,9 +8,10 @@
  * rotations) and the Runge-Lenz vector (A1, A2). */
 #include <workbench/workbench.h>
 
+#include "wb_model_plugin.h"
+
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct kepler {
     double e;
@@ -124,35 +125,13 @@ static const wb_initial_state_ext initial_state = {
     .initial = initial,
 };
 
-static const void *get_extension(const char *id)
-{
-    if (strcmp(id, WB_EXT_MECHANICAL) == 0)
-        return &mechanical;
-    if (strcmp(id, WB_EXT_INVARIANTS) == 0)
-        return &invariants;
-    if (strcmp(id, WB_EXT_INITIAL_STATE) == 0)
-        return &initial_state;
-    return NULL;
-}
-
-static const wb_model_class kepler_class = {
-    .struct_size = sizeof(wb_model_class),
-    .name = "kepler",
-    .doc = "Kepler problem H = |p|^2/2 - 1/|q|, orbit of eccentricity e",
-    .params = params,
-    .n_params = 1,
-    .create = create,
-    .destroy = destroy,
-    .get_extension = get_extension,
+static const wb_extension_entry extensions[] = {
+    {WB_EXT_MECHANICAL, &mechanical},
+    {WB_EXT_INVARIANTS, &invariants},
+    {WB_EXT_INITIAL_STATE, &initial_state},
 };
 
-WB_PLUGIN_ENTRY = {
-    .abi_major = WB_ABI_MAJOR,
-    .abi_minor = WB_ABI_MINOR,
-    .struct_size = sizeof(wb_plugin_entry),
-    .kind = WB_KIND_MODEL,
-    .name = "kepler",
-    .version = "1.0",
-    .description = "two-body Kepler problem, unconstrained, angular momentum and Runge-Lenz",
-    .descriptor = &kepler_class,
-};
+WB_MODEL_PLUGIN("kepler",
+                "Kepler problem H = |p|^2/2 - 1/|q|, orbit of eccentricity e",
+                "two-body Kepler problem, unconstrained, angular momentum and Runge-Lenz",
+                params, create, destroy, extensions);

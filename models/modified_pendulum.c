@@ -15,6 +15,8 @@
  * constant 0.625 is tied to that state. */
 #include <workbench/workbench.h>
 
+#include "wb_model_plugin.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -150,35 +152,13 @@ static const wb_initial_state_ext initial_state = {
     .initial = initial,
 };
 
-static const void *get_extension(const char *id)
-{
-    if (strcmp(id, WB_EXT_MECHANICAL) == 0)
-        return &mechanical;
-    if (strcmp(id, WB_EXT_HOLONOMIC) == 0)
-        return &holonomic;
-    if (strcmp(id, WB_EXT_INITIAL_STATE) == 0)
-        return &initial_state;
-    return NULL;
-}
-
-static const wb_model_class modified_class = {
-    .struct_size = sizeof(wb_model_class),
-    .name = "modified_pendulum",
-    .doc = "H = |p|^2/2 + z^4 with g = x^6 + y^4 + z^2 - 0.625 (line-integral paper, Sect. 5.3)",
-    .params = NULL,
-    .n_params = 0,
-    .create = create,
-    .destroy = destroy,
-    .get_extension = get_extension,
+static const wb_extension_entry extensions[] = {
+    {WB_EXT_MECHANICAL, &mechanical},
+    {WB_EXT_HOLONOMIC, &holonomic},
+    {WB_EXT_INITIAL_STATE, &initial_state},
 };
 
-WB_PLUGIN_ENTRY = {
-    .abi_major = WB_ABI_MAJOR,
-    .abi_minor = WB_ABI_MINOR,
-    .struct_size = sizeof(wb_plugin_entry),
-    .kind = WB_KIND_MODEL,
-    .name = "modified_pendulum",
-    .version = "1.0",
-    .description = "modified pendulum (line-integral paper, Sect. 5.3), polynomial H and g",
-    .descriptor = &modified_class,
-};
+WB_MODEL_PLUGIN("modified_pendulum",
+                "H = |p|^2/2 + z^4 with g = x^6 + y^4 + z^2 - 0.625 (line-integral paper, Sect. 5.3)",
+                "modified pendulum (line-integral paper, Sect. 5.3), polynomial H and g",
+                NULL, create, destroy, extensions);

@@ -19,6 +19,8 @@
  * rotations; generator: e_k x q_i at every body). */
 #include <workbench/workbench.h>
 
+#include "wb_model_plugin.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,35 +237,13 @@ static const wb_initial_state_ext initial_state = {
     .initial = initial,
 };
 
-static const void *get_extension(const char *id)
-{
-    if (strcmp(id, WB_EXT_MECHANICAL) == 0)
-        return &mechanical;
-    if (strcmp(id, WB_EXT_INVARIANTS) == 0)
-        return &invariants;
-    if (strcmp(id, WB_EXT_INITIAL_STATE) == 0)
-        return &initial_state;
-    return NULL;
-}
-
-static const wb_model_class solar_class = {
-    .struct_size = sizeof(wb_model_class),
-    .name = "outer_solar_system",
-    .doc = "Sun and the five outer planets (HLW I.2.4), Newtonian gravity, P and L",
-    .params = params,
-    .n_params = sizeof params / sizeof params[0],
-    .create = create,
-    .destroy = destroy,
-    .get_extension = get_extension,
+static const wb_extension_entry extensions[] = {
+    {WB_EXT_MECHANICAL, &mechanical},
+    {WB_EXT_INVARIANTS, &invariants},
+    {WB_EXT_INITIAL_STATE, &initial_state},
 };
 
-WB_PLUGIN_ENTRY = {
-    .abi_major = WB_ABI_MAJOR,
-    .abi_minor = WB_ABI_MINOR,
-    .struct_size = sizeof(wb_plugin_entry),
-    .kind = WB_KIND_MODEL,
-    .name = "outer_solar_system",
-    .version = "1.0",
-    .description = "outer solar system, six-body gravitation, linear and angular momentum",
-    .descriptor = &solar_class,
-};
+WB_MODEL_PLUGIN("outer_solar_system",
+                "Sun and the five outer planets (HLW I.2.4), Newtonian gravity, P and L",
+                "outer solar system, six-body gravitation, linear and angular momentum",
+                params, create, destroy, extensions);

@@ -8,6 +8,8 @@
  * this is the line-integral paper's pendulum: q0 = (0,-1), p0 = (1,0)). */
 #include <workbench/workbench.h>
 
+#include "wb_model_plugin.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,35 +137,13 @@ static const wb_initial_state_ext initial_state = {
     .initial = initial,
 };
 
-static const void *get_extension(const char *id)
-{
-    if (strcmp(id, WB_EXT_MECHANICAL) == 0)
-        return &mechanical;
-    if (strcmp(id, WB_EXT_HOLONOMIC) == 0)
-        return &holonomic;
-    if (strcmp(id, WB_EXT_INITIAL_STATE) == 0)
-        return &initial_state;
-    return NULL;
-}
-
-static const wb_model_class pendulum_class = {
-    .struct_size = sizeof(wb_model_class),
-    .name = "pendulum",
-    .doc = "planar pendulum in Cartesian coordinates, g(q) = |q|^2 - l^2",
-    .params = params,
-    .n_params = sizeof params / sizeof params[0],
-    .create = create,
-    .destroy = destroy,
-    .get_extension = get_extension,
+static const wb_extension_entry extensions[] = {
+    {WB_EXT_MECHANICAL, &mechanical},
+    {WB_EXT_HOLONOMIC, &holonomic},
+    {WB_EXT_INITIAL_STATE, &initial_state},
 };
 
-WB_PLUGIN_ENTRY = {
-    .abi_major = WB_ABI_MAJOR,
-    .abi_minor = WB_ABI_MINOR,
-    .struct_size = sizeof(wb_plugin_entry),
-    .kind = WB_KIND_MODEL,
-    .name = "pendulum",
-    .version = "1.0",
-    .description = "planar pendulum, Cartesian coordinates, one holonomic constraint",
-    .descriptor = &pendulum_class,
-};
+WB_MODEL_PLUGIN("pendulum",
+                "planar pendulum in Cartesian coordinates, g(q) = |q|^2 - l^2",
+                "planar pendulum, Cartesian coordinates, one holonomic constraint",
+                params, create, destroy, extensions);

@@ -9,6 +9,8 @@
  * Default initial state (their Sect. 6.1): q0 = (l, 0, 0), v0 = (0, 1, 0). */
 #include <workbench/workbench.h>
 
+#include "wb_model_plugin.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,37 +164,14 @@ static const wb_initial_state_ext initial_state = {
     .initial = initial,
 };
 
-static const void *get_extension(const char *id)
-{
-    if (strcmp(id, WB_EXT_MECHANICAL) == 0)
-        return &mechanical;
-    if (strcmp(id, WB_EXT_HOLONOMIC) == 0)
-        return &holonomic;
-    if (strcmp(id, WB_EXT_INVARIANTS) == 0)
-        return &invariants;
-    if (strcmp(id, WB_EXT_INITIAL_STATE) == 0)
-        return &initial_state;
-    return NULL;
-}
-
-static const wb_model_class spherical_class = {
-    .struct_size = sizeof(wb_model_class),
-    .name = "spherical_pendulum",
-    .doc = "spherical pendulum in R^3, g(q) = (|q|^2/l^2 - 1)/2, momentum map Lz",
-    .params = params,
-    .n_params = sizeof params / sizeof params[0],
-    .create = create,
-    .destroy = destroy,
-    .get_extension = get_extension,
+static const wb_extension_entry extensions[] = {
+    {WB_EXT_MECHANICAL, &mechanical},
+    {WB_EXT_HOLONOMIC, &holonomic},
+    {WB_EXT_INVARIANTS, &invariants},
+    {WB_EXT_INITIAL_STATE, &initial_state},
 };
 
-WB_PLUGIN_ENTRY = {
-    .abi_major = WB_ABI_MAJOR,
-    .abi_minor = WB_ABI_MINOR,
-    .struct_size = sizeof(wb_plugin_entry),
-    .kind = WB_KIND_MODEL,
-    .name = "spherical_pendulum",
-    .version = "1.0",
-    .description = "spherical pendulum, one holonomic constraint, vertical angular momentum",
-    .descriptor = &spherical_class,
-};
+WB_MODEL_PLUGIN("spherical_pendulum",
+                "spherical pendulum in R^3, g(q) = (|q|^2/l^2 - 1)/2, momentum map Lz",
+                "spherical pendulum, one holonomic constraint, vertical angular momentum",
+                params, create, destroy, extensions);

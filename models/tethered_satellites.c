@@ -26,6 +26,8 @@
  * L = sum_i q_i x p_i are momentum maps (Lx, Ly, Lz). */
 #include <workbench/workbench.h>
 
+#include "wb_model_plugin.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,37 +259,14 @@ static const wb_initial_state_ext initial_state = {
     .initial = initial,
 };
 
-static const void *get_extension(const char *id)
-{
-    if (strcmp(id, WB_EXT_MECHANICAL) == 0)
-        return &mechanical;
-    if (strcmp(id, WB_EXT_HOLONOMIC) == 0)
-        return &holonomic;
-    if (strcmp(id, WB_EXT_INVARIANTS) == 0)
-        return &invariants;
-    if (strcmp(id, WB_EXT_INITIAL_STATE) == 0)
-        return &initial_state;
-    return NULL;
-}
-
-static const wb_model_class satellites_class = {
-    .struct_size = sizeof(wb_model_class),
-    .name = "tethered_satellites",
-    .doc = "triangle of three tethered satellites around a central body, R^9, three tethers",
-    .params = params,
-    .n_params = sizeof params / sizeof params[0],
-    .create = create,
-    .destroy = destroy,
-    .get_extension = get_extension,
+static const wb_extension_entry extensions[] = {
+    {WB_EXT_MECHANICAL, &mechanical},
+    {WB_EXT_HOLONOMIC, &holonomic},
+    {WB_EXT_INVARIANTS, &invariants},
+    {WB_EXT_INITIAL_STATE, &initial_state},
 };
 
-WB_PLUGIN_ENTRY = {
-    .abi_major = WB_ABI_MAJOR,
-    .abi_minor = WB_ABI_MINOR,
-    .struct_size = sizeof(wb_plugin_entry),
-    .kind = WB_KIND_MODEL,
-    .name = "tethered_satellites",
-    .version = "1.0",
-    .description = "three tethered satellites (line-integral paper, Sect. 5.4), 3 holonomic constraints",
-    .descriptor = &satellites_class,
-};
+WB_MODEL_PLUGIN("tethered_satellites",
+                "triangle of three tethered satellites around a central body, R^9, three tethers",
+                "three tethered satellites (line-integral paper, Sect. 5.4), 3 holonomic constraints",
+                params, create, destroy, extensions);
