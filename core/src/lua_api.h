@@ -46,7 +46,9 @@ lua_model *lua_check_model(lua_State *L, int idx);
 lua_method *lua_check_method(lua_State *L, int idx);
 lua_tableau *lua_test_tableau(lua_State *L, int idx);
 void lua_push_tableau(lua_State *L, const wb_tableau *t);
-void lua_push_solution(lua_State *L, solution *s, int model_idx, int method_idx);
+/* An empty solution object (filled by the caller) that keeps the model and
+ * method at the given stack slots alive. */
+lua_solution *lua_push_solution(lua_State *L, int model_idx, int method_idx);
 /* Read a table of exactly n numbers at idx into out; `what` names it. */
 void lua_read_vector(lua_State *L, int idx, int n, double *out, const char *what);
 void lua_push_vector(lua_State *L, int n, const double *x);

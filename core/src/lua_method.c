@@ -6,7 +6,10 @@
 
 lua_method *lua_check_method(lua_State *L, int idx)
 {
-    return luaL_checkudata(L, idx, LUA_METHOD_TYPE);
+    lua_method *lm = luaL_checkudata(L, idx, LUA_METHOD_TYPE);
+    if (!lm->config) /* used from a finalizer after its own __gc ran */
+        luaL_error(L, "this method has already been finalized");
+    return lm;
 }
 
 static void set_option(lua_State *L, method_config *cfg, int value_idx, const char *key)
@@ -43,11 +46,16 @@ static void set_option(lua_State *L, method_config *cfg, int value_idx, const ch
         lua_host_error(L);
 }
 
-static lua_method *push_method(lua_State *L, method_config *cfg)
+/* The userdata comes first, empty: if Lua cannot allocate it, no C object
+ * is stranded; once it exists, its __gc frees whatever it holds. */
+static lua_method *push_method(lua_State *L, const plugin *family, const wb_method *method)
 {
     lua_method *lm = lua_newuserdatauv(L, sizeof *lm, 0);
-    lm->config = cfg;
+    lm->config = NULL;
     luaL_setmetatable(L, LUA_METHOD_TYPE);
+    lm->config = method_config_create(family, method);
+    if (!lm->config)
+        lua_host_error(L);
     return lm;
 }
 
@@ -76,10 +84,7 @@ static int method_new(lua_State *L)
     const wb_method *m = plugins_find_method(name, &family);
     if (!m)
         return lua_host_error(L);
-    method_config *cfg = method_config_create(family, m);
-    if (!cfg)
-        return lua_host_error(L);
-    push_method(L, cfg); /* owned by Lua from here, even if an option fails */
+    method_config *cfg = push_method(L, family, m)->config;
     apply_options(L, 2, cfg);
     if (method_config_validate(cfg) != 0)
         return lua_host_error(L);
@@ -91,10 +96,7 @@ static int method_with(lua_State *L)
 {
     lua_method *src = lua_check_method(L, 1);
     lua_settop(L, 2);
-    method_config *cfg = method_config_create(src->config->family, src->config->method);
-    if (!cfg)
-        return lua_host_error(L);
-    push_method(L, cfg);
+    method_config *cfg = push_method(L, src->config->family, src->config->method)->config;
     const wb_method *m = cfg->method;
     for (uint32_t i = 0; i < m->n_options; i++) {
         const wb_option_value *v = &src->config->values[i];
@@ -132,7 +134,7 @@ static int method_applies_to(lua_State *L)
 
 static int method_gc(lua_State *L)
 {
-    lua_method *lm = lua_check_method(L, 1);
+    lua_method *lm = luaL_checkudata(L, 1, LUA_METHOD_TYPE);
     method_config_destroy(lm->config);
     lm->config = NULL;
     return 0;

@@ -7,7 +7,10 @@
 
 lua_model *lua_check_model(lua_State *L, int idx)
 {
-    return luaL_checkudata(L, idx, LUA_MODEL_TYPE);
+    lua_model *lm = luaL_checkudata(L, idx, LUA_MODEL_TYPE);
+    if (!lm->instance) /* used from a finalizer after its own __gc ran */
+        luaL_error(L, "this model has already been finalized");
+    return lm;
 }
 
 static const wb_model *view_of(lua_State *L, int idx)
@@ -76,7 +79,7 @@ static int model_new(lua_State *L)
 
 static int model_gc(lua_State *L)
 {
-    lua_model *lm = lua_check_model(L, 1);
+    lua_model *lm = luaL_checkudata(L, 1, LUA_MODEL_TYPE);
     model_instance_destroy(lm->instance);
     lm->instance = NULL;
     return 0;

@@ -219,14 +219,15 @@ static int integrate(lua_State *L)
     }
     double *state = lua_newuserdatauv(L, sizeof(double) * (size_t)(m->nq + m->nv), 0);
     initial_state(L, m, state, state + m->nq);
+    /* allocated by Lua before the run, so that no Lua error can strand it */
+    lua_solution *result = lua_push_solution(L, 2, 3);
     integrator *it = integrator_create(cfg, mi);
     if (!it)
         return lua_host_error(L);
-    solution *s = driver_run(it, &opt, state, state + m->nq);
+    result->sol = driver_run(it, &opt, state, state + m->nq);
     integrator_destroy(it);
-    if (!s)
+    if (!result->sol)
         return lua_host_error(L);
-    lua_push_solution(L, s, 2, 3);
     return 1;
 }
 

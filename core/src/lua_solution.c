@@ -8,7 +8,10 @@
 
 static lua_solution *check_solution(lua_State *L, int idx)
 {
-    return luaL_checkudata(L, idx, LUA_SOLUTION_TYPE);
+    lua_solution *ls = luaL_checkudata(L, idx, LUA_SOLUTION_TYPE);
+    if (!ls->sol) /* used from a finalizer after its own __gc ran */
+        luaL_error(L, "this solution has already been finalized");
+    return ls;
 }
 
 static solution *stored(lua_State *L, int idx)
@@ -226,7 +229,7 @@ static int solution_index(lua_State *L)
 
 static int solution_gc(lua_State *L)
 {
-    lua_solution *ls = check_solution(L, 1);
+    lua_solution *ls = luaL_checkudata(L, 1, LUA_SOLUTION_TYPE);
     solution_destroy(ls->sol);
     ls->sol = NULL;
     return 0;
@@ -239,15 +242,16 @@ static int solution_len(lua_State *L)
     return 1;
 }
 
-void lua_push_solution(lua_State *L, solution *s, int model_idx, int method_idx)
+lua_solution *lua_push_solution(lua_State *L, int model_idx, int method_idx)
 {
     lua_solution *ls = lua_newuserdatauv(L, sizeof *ls, 3); /* model, method, sol.t */
-    ls->sol = s;
+    ls->sol = NULL;
     luaL_setmetatable(L, LUA_SOLUTION_TYPE);
     lua_pushvalue(L, model_idx); /* the solution borrows the model instance */
     lua_setiuservalue(L, -2, 1);
     lua_pushvalue(L, method_idx);
     lua_setiuservalue(L, -2, 2);
+    return ls;
 }
 
 void lua_solution_register(lua_State *L)

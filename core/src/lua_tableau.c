@@ -97,8 +97,9 @@ static int tableau_new(lua_State *L)
 {
     int idx = 2; /* called as wb.tableau{...}: argument 1 is the wb.tableau table */
     luaL_checktype(L, idx, LUA_TTABLE);
+    char name[64]; /* a copy: the string on the stack may be collected */
     lua_getfield(L, idx, "name");
-    const char *name = luaL_optstring(L, -1, "user");
+    snprintf(name, sizeof name, "%s", luaL_optstring(L, -1, "user"));
     lua_pop(L, 1);
     int s = field_length(L, idx, "a");
     if (s < 1)
@@ -189,7 +190,7 @@ static int compose_symmetric(lua_State *L, int substeps)
     if (tableau_symmetry_defect(base) > 1e-12)
         return luaL_error(L, "tableau '%s' is not symmetric: a symmetric composition raises "
                              "the order only for a symmetric base method", base->name);
-    int p = base->a2 ? tableau_pair_order(base, 1e-10) : tableau_order(base, 1e-10);
+    int p = base->order; /* beyond the tree conditions' 8, from B, C, D */
     if (p % 2)
         return luaL_error(L, "tableau '%s' has odd order %d; a symmetric method has even order",
                           base->name, p);
@@ -208,10 +209,17 @@ static int tableau_suzuki(lua_State *L) { return compose_symmetric(L, 5); }
 
 /* ---- the tableau object ---------------------------------------------------------- */
 
+/* T:order(): the tree conditions up to 8 (6 for a pair) and, at that cap,
+ * Butcher's bound from B, C, D; T:order(tol) the tree conditions alone at
+ * tolerance tol. */
 static int tableau_order_method(lua_State *L)
 {
     const wb_tableau *t = check_tableau(L, 1);
-    double tol = luaL_optnumber(L, 2, 1e-10);
+    if (lua_isnoneornil(L, 2)) {
+        lua_pushinteger(L, t->order);
+        return 1;
+    }
+    double tol = luaL_checknumber(L, 2);
     lua_pushinteger(L, t->a2 ? tableau_pair_order(t, tol) : tableau_order(t, tol));
     return 1;
 }

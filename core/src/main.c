@@ -357,8 +357,10 @@ static int command_check_model(int argc, char **argv)
         }
         char *eq = strchr(argv[a], '=');
         uint32_t i = 0;
+        size_t len = eq ? (size_t)(eq - argv[a]) : 0;
         if (eq)
-            while (i < c->n_params && strncmp(c->params[i].name, argv[a], (size_t)(eq - argv[a])))
+            while (i < c->n_params && !(strncmp(c->params[i].name, argv[a], len) == 0 &&
+                                        c->params[i].name[len] == '\0'))
                 i++;
         if (!eq || i == c->n_params) {
             fprintf(stderr, "workbench: check-model: '%s' is not PARAM=VALUE for a parameter "

@@ -539,6 +539,45 @@ static int check_info(model_instance *mi)
     return 0;
 }
 
+/* The size of an extension struct in ABI 1.0: every field up to its last
+ * 1.0 member may be read directly; members appended by later minor
+ * versions are tested with WB_HAS_FIELD. */
+#define ABI_1_0_SIZE(type, last) (offsetof(type, last) + sizeof(((type *)0)->last))
+
+static int check_size(const char *model, const char *id, const void *ext, size_t needed)
+{
+    if (!ext || ((const wb_mechanical_ext *)ext)->struct_size >= needed)
+        return 0; /* struct_size is every extension's first member */
+    host_error("model '%s': extension %s declares struct_size %u, smaller than its ABI 1.0 "
+               "layout (%zu bytes)", model, id, ((const wb_mechanical_ext *)ext)->struct_size,
+               needed);
+    return -1;
+}
+
+static int check_extension_sizes(const model_instance *mi)
+{
+    const char *name = mi->plugin->entry->name;
+    const model_extensions *e = &mi->ext;
+    return check_size(name, WB_EXT_MECHANICAL, e->mechanical,
+                      ABI_1_0_SIZE(wb_mechanical_ext, kinetic_gradient)) ||
+           check_size(name, WB_EXT_HOLONOMIC, e->holonomic,
+                      ABI_1_0_SIZE(wb_holonomic_ext, third_contract)) ||
+           check_size(name, WB_EXT_NONHOLONOMIC, e->nonholonomic,
+                      ABI_1_0_SIZE(wb_nonholonomic_ext, hessian_qv_contract)) ||
+           check_size(name, WB_EXT_INVARIANTS, e->invariants,
+                      ABI_1_0_SIZE(wb_invariants_ext, generator)) ||
+           check_size(name, WB_EXT_INITIAL_STATE, e->initial,
+                      ABI_1_0_SIZE(wb_initial_state_ext, initial)) ||
+           check_size(name, WB_EXT_LIE_GROUP, e->lie_group,
+                      ABI_1_0_SIZE(wb_lie_group_ext, dcayinv)) ||
+           check_size(name, WB_EXT_LIE_HAMILTONIAN, e->lie_hamiltonian,
+                      ABI_1_0_SIZE(wb_lie_hamiltonian_ext, vector_field)) ||
+           check_size(name, WB_EXT_POTENTIAL_INVARIANTS, e->potential_invariants,
+                      ABI_1_0_SIZE(wb_potential_invariants_ext, difference_quotient))
+               ? -1
+               : 0;
+}
+
 static void query_extensions(model_instance *mi)
 {
     const wb_model_class *c = mi->plugin->model;
@@ -599,6 +638,12 @@ model_instance *model_instance_create(const plugin *p, const double *params)
         return NULL;
     }
     mi->plugin = p;
+    query_extensions(mi);
+    if (check_extension_sizes(mi) != 0) {
+        free(mi->params);
+        free(mi);
+        return NULL;
+    }
     for (uint32_t i = 0; i < c->n_params; i++) {
         const wb_param_spec *s = &c->params[i];
         double value = params ? params[i] : s->default_value;
@@ -611,7 +656,6 @@ model_instance *model_instance_create(const plugin *p, const double *params)
         }
         mi->params[i] = value;
     }
-    query_extensions(mi);
     mi->info.struct_size = sizeof mi->info;
     host_clear_error();
     int status = c->create(host_services(), mi->params, &mi->self, &mi->info);

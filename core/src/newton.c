@@ -125,12 +125,21 @@ static int form_jacobian(const wb_host *host, wb_newton *ws,
     return status;
 }
 
+/* The ABI 1.0 layouts: a caller's structs must have at least these. */
+#define OPTIONS_1_0 (offsetof(wb_newton_options, fd_eps) + sizeof(double))
+#define REPORT_1_0 (offsetof(wb_newton_report, step_norm) + sizeof(double))
+
 int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
                  wb_jacobian_fn jacobian, void *user, double *x,
                  const wb_newton_options *opt, wb_step_stats *stats,
                  wb_newton_report *report)
 {
     const int n = ws->n;
+    if (opt->struct_size < OPTIONS_1_0 || (report && report->struct_size < REPORT_1_0)) {
+        host->error(host, "newton_solve: wb_newton_options or wb_newton_report smaller than "
+                          "its ABI 1.0 layout (set struct_size = sizeof)");
+        return WB_ERR_INVALID;
+    }
     double step_norm = 0.0, residual_norm = 0.0;
     int iterations = 0, status = WB_OK, have_factors = 0;
 

@@ -22,17 +22,22 @@
 
 typedef struct stored_tableau {
     wb_tableau t;
+    int builtin;    /* generated or named: found by name; user ones are not */
     char name[64];
     double data[];  /* a, b, c, [a2, b2, c2] */
 } stored_tableau;
 
+static int method_order(const wb_tableau *t, int as_pair);
+
 static stored_tableau **registry;
 static int registry_count, registry_capacity;
 
+/* Built-in tableaux only: a tableau a script builds is passed as an object,
+ * and can never stand in for a built-in one of the same name. */
 static const wb_tableau *registry_find(const char *name)
 {
     for (int i = 0; i < registry_count; i++)
-        if (strcmp(registry[i]->name, name) == 0)
+        if (registry[i]->builtin && strcmp(registry[i]->name, name) == 0)
             return &registry[i]->t;
     return NULL;
 }
@@ -73,8 +78,8 @@ static const wb_tableau *registry_add(stored_tableau *st)
         registry_capacity = cap;
     }
     registry[registry_count++] = st;
-    st->t.order = st->t.a2 ? tableau_pair_order(&st->t, 1e-10)
-                           : tableau_order(&st->t, 1e-10);
+    st->t.order_first = method_order(&st->t, 0);
+    st->t.order = st->t.a2 ? method_order(&st->t, 1) : st->t.order_first;
     return &st->t;
 }
 
@@ -483,6 +488,7 @@ const wb_tableau *tableau_family(const char *family, int s)
         return NULL;
     }
     exact_small_values(index, s, st);
+    st->builtin = 1;
     return registry_add(st);
 }
 
@@ -548,6 +554,7 @@ static const wb_tableau *named_explicit(const char *name)
         memcpy((double *)st->t.a, n->a, (size_t)n->s * n->s * sizeof(double));
         memcpy((double *)st->t.b, n->b, (size_t)n->s * sizeof(double));
         memcpy((double *)st->t.c, n->c, (size_t)n->s * sizeof(double));
+        st->builtin = 1;
         return registry_add(st);
     }
     return NULL;
@@ -605,6 +612,24 @@ static void warn_row_sums(const char *name, const char *which, int s,
                   rows);
 }
 
+/* Whether `name` is one the built-in tableaux answer to. */
+static int builtin_name(const char *name)
+{
+    for (size_t i = 0; explicit_names[i]; i++)
+        if (strcmp(explicit_names[i], name) == 0)
+            return 1;
+    if (strcmp(name, "implicit_midpoint") == 0 || strcmp(name, "trapezoidal") == 0)
+        return 1;
+    size_t len = strlen(name), digits = 0;
+    while (digits < len && name[len - 1 - digits] >= '0' && name[len - 1 - digits] <= '9')
+        digits++;
+    for (int i = 0; digits > 0 && family_names[i]; i++)
+        if (strlen(family_names[i]) == len - digits &&
+            strncmp(family_names[i], name, len - digits) == 0)
+            return 1;
+    return 0;
+}
+
 const wb_tableau *tableau_create(const char *name, int s, const double *a,
                                  const double *b, const double *c,
                                  const double *a2, const double *b2,
@@ -613,6 +638,11 @@ const wb_tableau *tableau_create(const char *name, int s, const double *a,
     if (s < 1 || s > TABLEAU_MAX_STAGES) {
         host_error("tableau '%s': stage count %d out of range 1..%d", name, s,
                    TABLEAU_MAX_STAGES);
+        return NULL;
+    }
+    if (builtin_name(name)) {
+        host_error("tableau name '%s' belongs to a built-in tableau; choose another name",
+                   name);
         return NULL;
     }
     int pair = a2 != NULL;
@@ -868,6 +898,88 @@ int tableau_pair_order(const wb_tableau *t, double tol)
     if (!t->a2)
         return forest_order(t, 6, 1, tol);
     return forest_order(t, 6, 2, tol);
+}
+
+/* B(p), C(q), D(r) written in the shifted Legendre basis (equivalent to the
+ * monomial forms, since both span the same polynomials): there the defect
+ * that breaks a condition stays of order one for every s, while with c^k
+ * it falls below round-off from s = 13 on (Gauss s = 16 would "satisfy"
+ * B(33)). */
+static int legendre_B(int s, const double *b, const double *c)
+{
+    int p = 0;
+    for (int k = 0; k < 2 * s + 1; k++, p++) {
+        double sum = 0;
+        for (int i = 0; i < s; i++)
+            sum += b[i] * shifted_legendre(k, c[i]);
+        if (!(fabs(sum - (k == 0)) <= 1e-12))
+            break;
+    }
+    return p;
+}
+
+static int legendre_C(int s, const double *a, const double *c)
+{
+    int q = 0;
+    for (int k = 0; k < s + 1; k++, q++) {
+        double worst = 0;
+        for (int i = 0; i < s; i++) {
+            double sum = 0;
+            for (int j = 0; j < s; j++)
+                sum += a[i * s + j] * shifted_legendre(k, c[j]);
+            worst = fmax(worst, fabs(sum - shifted_legendre_integral(k, c[i])));
+        }
+        if (!(worst <= 1e-12))
+            break;
+    }
+    return q;
+}
+
+static int legendre_D(int s, const double *a, const double *b, const double *c)
+{
+    int r = 0;
+    for (int k = 0; k < s + 1; k++, r++) {
+        double worst = 0;
+        for (int j = 0; j < s; j++) {
+            double sum = 0;
+            for (int i = 0; i < s; i++)
+                sum += b[i] * shifted_legendre(k, c[i]) * a[i * s + j];
+            double integral = shifted_legendre_integral(k, 1.0) - shifted_legendre_integral(k, c[j]);
+            worst = fmax(worst, fabs(sum - b[j] * integral));
+        }
+        if (!(worst <= 1e-12))
+            break;
+    }
+    return r;
+}
+
+/* Butcher's theorem: B(p), C(q), D(r) with p <= q + r + 1 and p <= 2q + 2
+ * give order p; so min(p, q + r + 1, 2q + 2) bounds the order from below. */
+static int simplifying_bound(int s, const double *a, const double *b, const double *c)
+{
+    int p = legendre_B(s, b, c), q = legendre_C(s, a, c), r = legendre_D(s, a, b, c);
+    int bound = p;
+    if (q + r + 1 < bound)
+        bound = q + r + 1;
+    if (2 * q + 2 < bound)
+        bound = 2 * q + 2;
+    return bound;
+}
+
+/* The tree conditions up to 8 (6 for a pair); at that cap the order may be
+ * higher, and the simplifying assumptions tell by how much. */
+static int method_order(const wb_tableau *t, int as_pair)
+{
+    int cap = as_pair ? 6 : 8;
+    int order = as_pair ? tableau_pair_order(t, 1e-10) : tableau_order(t, 1e-10);
+    if (order < cap)
+        return order;
+    int bound = simplifying_bound(t->s, t->a, t->b, t->c);
+    if (as_pair) {
+        int second = simplifying_bound(t->s, t->a2, t->b2, t->c2);
+        bound = second < bound ? second : bound;
+    }
+    return bound > order ? bound : order;
 }
 
 double tableau_symplecticity_defect(const wb_tableau *t)

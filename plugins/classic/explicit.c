@@ -35,6 +35,7 @@ static int verlet_create(const wb_host *host, const wb_model *model,
     if (!v || !block) {
         free(v);
         free(block);
+        host->error(host, "classic: out of memory");
         return WB_ERR_NOMEM;
     }
     v->model = model, v->n = model->nq;
@@ -128,6 +129,7 @@ static int rk4_create(const wb_host *host, const wb_model *model, const wb_optio
     if (!r || !block) {
         free(r);
         free(block);
+        host->error(host, "classic: out of memory");
         return WB_ERR_NOMEM;
     }
     r->model = model, r->n = n, r->m = m;

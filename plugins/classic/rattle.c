@@ -76,8 +76,10 @@ static int create_common(const wb_host *host, const wb_model *model,
         return WB_ERR_INVALID;
     }
     rattle *r = calloc(1, sizeof *r);
-    if (!r)
+    if (!r) {
+        host->error(host, "rattle: out of memory");
         return WB_ERR_NOMEM;
+    }
     const int n = model->nq, m = model->n_holonomic;
     r->host = host, r->model = model, r->n = n, r->m = m;
     r->project_velocity = project_velocity;
@@ -90,6 +92,7 @@ static int create_common(const wb_host *host, const wb_model *model,
     r->newton = host->newton_create(host, m);
     if (!r->drift || !r->pivots || !r->newton) {
         destroy(r);
+        host->error(host, "rattle: out of memory");
         return WB_ERR_NOMEM;
     }
     double *p = r->drift + n;

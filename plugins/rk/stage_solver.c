@@ -65,6 +65,7 @@ stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
     }
     stage_solver *s = calloc(1, sizeof *s);
     if (!s) {
+        host->error(host, "stage solver: out of memory (%d stages, dimension %d)", t->s, model->nq);
         *status = WB_ERR_NOMEM;
         return NULL;
     }
@@ -84,6 +85,7 @@ stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
     s->pivots = calloc(size, sizeof(int));
     if (!s->dq || !s->Z || !s->pivots) {
         stage_solver_destroy(s);
+        host->error(host, "stage solver: out of memory (%d stages, dimension %d)", t->s, model->nq);
         *status = WB_ERR_NOMEM;
         return NULL;
     }
@@ -103,6 +105,7 @@ stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
     s->work = s->last + dim;           /* 3 dim^2 + 4 n + dim */
     if (model->mass_constant && !s->explicit_tableau && separable_setup(s) != 0) {
         stage_solver_destroy(s);
+        host->error(host, "stage solver: out of memory (%d stages, dimension %d)", t->s, model->nq);
         *status = WB_ERR_NOMEM;
         return NULL;
     }
@@ -203,81 +206,15 @@ int stage_method_step(void *inst, double t, double h, const double *q0, const do
 
 static int holds(double defect) { return defect <= 1e-12; }
 
-static double power(double x, int k)
-{
-    double r = 1;
-    while (k-- > 0)
-        r *= x;
-    return r;
-}
-
-/* Largest p, q, r (p <= 2s, q, r <= s) with B(p), C(q), D(r). */
-static void simplifying(int s, const double *a, const double *b, const double *c, int *p,
-                        int *q, int *r)
-{
-    *p = *q = *r = 0;
-    for (int k = 1; k <= 2 * s; k++) {
-        double sum = 0;
-        for (int i = 0; i < s; i++)
-            sum += b[i] * power(c[i], k - 1);
-        if (!holds(fabs(sum - 1.0 / k)))
-            break;
-        *p = k;
-    }
-    for (int k = 1; k <= s; k++) {
-        int ok = 1;
-        for (int i = 0; i < s && ok; i++) {
-            double sum = 0;
-            for (int j = 0; j < s; j++)
-                sum += a[i * s + j] * power(c[j], k - 1);
-            ok = holds(fabs(sum - power(c[i], k) / k));
-        }
-        if (!ok)
-            break;
-        *q = k;
-    }
-    for (int k = 1; k <= s; k++) {
-        int ok = 1;
-        for (int j = 0; j < s && ok; j++) {
-            double sum = 0;
-            for (int i = 0; i < s; i++)
-                sum += b[i] * power(c[i], k - 1) * a[i * s + j];
-            ok = holds(fabs(sum - b[j] * (1.0 - power(c[j], k)) / k));
-        }
-        if (!ok)
-            break;
-        *r = k;
-    }
-}
-
-static int butcher_bound(int s, const double *a, const double *b, const double *c)
-{
-    int p, q, r;
-    simplifying(s, a, b, c, &p, &q, &r);
-    int bound = p;
-    if (q + r + 1 < bound)
-        bound = q + r + 1;
-    if (2 * q + 2 < bound)
-        bound = 2 * q + 2;
-    return bound;
-}
-
+/* Order (the host's: tree conditions, then Butcher's bound) and structure.
+ * rk uses (a, b, c) alone even when the tableau is a pair. */
 static int describe(const wb_tableau *t, int partitioned, wb_method_props *out)
 {
     const int s = t->s;
+    if (partitioned && !t->a2)
+        return WB_ERR_INVALID;
     const double *a2 = partitioned ? t->a2 : t->a, *b2 = partitioned ? t->b2 : t->b;
-    const double *c2 = partitioned ? t->c2 : t->c;
-    int cap = partitioned ? 6 : 8; /* the host's tree checks go this far */
-    int order = t->order;
-    if (order >= cap) {
-        int bound = butcher_bound(s, t->a, t->b, t->c);
-        int bound2 = butcher_bound(s, a2, b2, c2);
-        if (bound2 < bound)
-            bound = bound2;
-        if (bound > order)
-            order = bound;
-    }
-    out->order = order;
+    out->order = partitioned ? t->order : t->order_first;
     out->flags = 0;
     double symplectic = 0, symmetric = 0;
     for (int i = 0; i < s; i++) {
@@ -309,4 +246,14 @@ int stage_method_describe_rk(const wb_option_value *opts, wb_method_props *out)
 int stage_method_describe_prk(const wb_option_value *opts, wb_method_props *out)
 {
     return describe(opts[STAGE_OPT_TABLEAU].tableau, 1, out);
+}
+
+int stage_method_validate_prk(const wb_host *host, const wb_option_value *opts)
+{
+    const wb_tableau *t = opts[STAGE_OPT_TABLEAU].tableau;
+    if (t->a2)
+        return WB_OK;
+    host->error(host, "tableau '%s' is not a partitioned pair (it has no a2, b2); use e.g. "
+                      "lobatto_iiia_iiib3 or wb.tableau{a =, b =, a2 =, b2 =}", t->name);
+    return WB_ERR_INVALID;
 }

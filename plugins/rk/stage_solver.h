@@ -65,7 +65,7 @@ enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER
 /* The whole plugin of a family with one stage-solver method: options,
  * method, family and entry.  `partitioned` is rk or prk. */
 #define STAGE_SOLVER_FAMILY(family_name, partitioned, default_tableau, tableau_doc, method_doc,  \
-                            order_text, family_doc)                                             \
+                            order_text, family_doc, validate_options)                           \
     static const wb_option_spec options[STAGE_OPT_COUNT] =                                     \
         STAGE_SOLVER_OPTIONS(default_tableau, tableau_doc);                                     \
     static const char *const requires[] = {WB_EXT_MECHANICAL, NULL};                            \
@@ -84,6 +84,7 @@ enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER
         .destroy = stage_method_destroy,                                                        \
         .reset = stage_method_reset,                                                            \
         .step = stage_method_step,                                                              \
+        .validate = validate_options,                                                           \
     };                                                                                          \
     static const wb_method *const methods[] = {&stage_method};                                  \
     static const wb_family stage_family = {                                                     \
@@ -116,5 +117,7 @@ int stage_method_step(void *inst, double t, double h, const double *q0, const do
  * bound from the simplifying assumptions B, C, D). */
 int stage_method_describe_rk(const wb_option_value *opts, wb_method_props *out);
 int stage_method_describe_prk(const wb_option_value *opts, wb_method_props *out);
+/* prk refuses a tableau that is not a pair when its options are set. */
+int stage_method_validate_prk(const wb_host *host, const wb_option_value *opts);
 
 #endif

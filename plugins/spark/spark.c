@@ -235,9 +235,16 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
     const wb_tableau *pair = host->tableau_family(host, "lobatto_iiia_iiib", s);
     if (!pair)
         return WB_ERR_INVALID;
+    if (pair->s != s || !pair->a2) {
+        host->error(host, "spark: the host's Lobatto IIIA-IIIB pair has %d stages%s, "
+                          "expected a pair of %d", pair->s, pair->a2 ? "" : " and no a2", s);
+        return WB_ERR_INVALID;
+    }
     spark *k = calloc(1, sizeof *k);
-    if (!k)
+    if (!k) {
+        host->error(host, "spark: out of memory");
         return WB_ERR_NOMEM;
+    }
     const int n = model->nq, m = model->n_holonomic;
     k->host = host, k->model = model, k->n = n, k->m = m, k->s = s;
     k->size = s * (n + m);
@@ -255,6 +262,7 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
     k->newton = host->newton_create(host, k->size);
     if (!k->x || !k->newton) {
         destroy(k);
+        host->error(host, "spark: out of memory");
         return WB_ERR_NOMEM;
     }
     double *p = k->x + k->size;

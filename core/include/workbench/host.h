@@ -53,7 +53,11 @@ typedef struct wb_tableau {
     const double *b2;       /* partitioned pair: second weights, or NULL   */
     const double *c2;       /* partitioned pair: second nodes, or NULL     */
     const char *name;       /* e.g. "gauss3", "lobatto_iiia_iiib3", "rk4"   */
-    int order;              /* order of the (pair of) tableau(x), 0 unknown */
+    /* Orders: from the rooted-tree conditions up to 8 (6 for a pair), and
+     * beyond that the lower bound of Butcher's simplifying assumptions
+     * B(p), C(q), D(r): min(p, q + r + 1, 2 q + 2). */
+    int order;              /* of the method: the pair, when it is one      */
+    int order_first;        /* of (a, b, c) alone as a Runge-Kutta method   */
 } wb_tableau;
 
 /* ---- Newton solver --------------------------------------------------- */
