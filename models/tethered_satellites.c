@@ -23,7 +23,14 @@
  *
  * The potential and the constraints are invariant under rotations about
  * the origin, so the three components of the total angular momentum
- * L = sum_i q_i x p_i are momentum maps (Lx, Ly, Lz). */
+ * L = sum_i q_i x p_i are momentum maps (Lx, Ly, Lz).
+ *
+ * wb.potential_invariants/1 writes V through the rotation invariants
+ *   pi_i = |q_i|^2,  V_i(pi) = -mu / sqrt(pi),
+ * for Greenspan's discrete gradient (the energy-momentum schemes); the
+ * difference quotient has the closed form
+ *   [V_i(b) - V_i(a)] / (b - a) = mu / (sqrt(a) sqrt(b) (sqrt(a) + sqrt(b))),
+ * free of cancellation as b -> a. */
 #include <workbench/workbench.h>
 
 #include "wb_model_plugin.h"
@@ -188,6 +195,54 @@ static void hessian_vector(void *self, const double *q, const double *w, double 
     }
 }
 
+/* ---- potential through the invariants pi_i = |q_i|^2 --------------------------- */
+
+static int invariant_count(void *self)
+{
+    (void)self;
+    return 3;
+}
+
+static void radius_invariants(void *self, const double *q, double *pi)
+{
+    (void)self;
+    for (int i = 0; i < 3; i++) {
+        const double *x = q + 3 * i;
+        pi[i] = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+    }
+}
+
+/* d pi_i / dq = 2 q_i in the columns of point i. */
+static void radius_invariants_gradient(void *self, const double *q, double *dpi)
+{
+    (void)self;
+    memset(dpi, 0, 3 * NQ * sizeof(double));
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < 3; c++)
+            dpi[i * NQ + 3 * i + c] = 2.0 * q[3 * i + c];
+}
+
+static void radius_potentials(void *self, const double *pi, double *V, double *dV)
+{
+    const satellites *s = self;
+    for (int i = 0; i < 3; i++) {
+        const double r = sqrt(pi[i]);
+        if (V)
+            V[i] = -s->mu / r;
+        if (dV)
+            dV[i] = 0.5 * s->mu / (r * pi[i]);
+    }
+}
+
+static void radius_quotient(void *self, const double *a, const double *b, double *out)
+{
+    const satellites *s = self;
+    for (int i = 0; i < 3; i++) {
+        const double ra = sqrt(a[i]), rb = sqrt(b[i]);
+        out[i] = s->mu / (ra * rb * (ra + rb));
+    }
+}
+
 /* L = sum_i q_i x p_i */
 static void evaluate(void *self, const double *q, const double *p, double *out)
 {
@@ -259,14 +314,25 @@ static const wb_initial_state_ext initial_state = {
     .initial = initial,
 };
 
+static const wb_potential_invariants_ext potential_invariants = {
+    .struct_size = sizeof(wb_potential_invariants_ext),
+    .count = invariant_count,
+    .invariants = radius_invariants,
+    .invariants_gradient = radius_invariants_gradient,
+    .potentials = radius_potentials,
+    .difference_quotient = radius_quotient,
+};
+
 static const wb_extension_entry extensions[] = {
     {WB_EXT_MECHANICAL, &mechanical},
     {WB_EXT_HOLONOMIC, &holonomic},
     {WB_EXT_INVARIANTS, &invariants},
     {WB_EXT_INITIAL_STATE, &initial_state},
+    {WB_EXT_POTENTIAL_INVARIANTS, &potential_invariants},
 };
 
 WB_MODEL_PLUGIN("tethered_satellites",
-                "triangle of three tethered satellites around a central body, R^9, three tethers",
+                "triangle of three tethered satellites around a central body, R^9, three tethers, "
+                "potential invariants |q_i|^2",
                 "three tethered satellites (line-integral paper, Sect. 5.4), 3 holonomic constraints",
                 params, create, destroy, extensions);

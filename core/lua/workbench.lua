@@ -78,7 +78,7 @@ function wb.norm(v, kind)
   local s = 0
   for _, x in ipairs(v) do
     if kind == "inf" then
-      if not (abs(x) <= s) then s = abs(x) end
+      if x ~= x or abs(x) > s then s = abs(x) end -- a NaN, once seen, stays
     elseif kind == "1" or kind == 1 then s = s + abs(x)
     elseif kind == "2" or kind == 2 then s = s + x * x
     else error("wb.norm: kind must be 'inf', '1' or '2'", 2) end
@@ -107,7 +107,7 @@ function wb.max_abs(t, first, last)
   local m = 0
   for i = first or 1, last or #t do
     local a = abs(t[i])
-    if not (a <= m) then m = a end
+    if a ~= a or a > m then m = a end
   end
   return m
 end

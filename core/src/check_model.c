@@ -360,7 +360,7 @@ static double max_abs(int n, const double *x)
 {
     double m = 0;
     for (int i = 0; i < n; i++)
-        if (!(fabs(x[i]) <= m))
+        if (isnan(x[i]) || fabs(x[i]) > m) /* a NaN, once seen, stays */
             m = fabs(x[i]);
     return m;
 }

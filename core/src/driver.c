@@ -107,7 +107,7 @@ static double max_abs(int n, const double *x)
 {
     double m = 0;
     for (int i = 0; i < n; i++)
-        if (!(fabs(x[i]) <= m))
+        if (isnan(x[i]) || fabs(x[i]) > m) /* a NaN, once seen, stays */
             m = fabs(x[i]);
     return m;
 }
@@ -152,10 +152,14 @@ static void write_header(solution *s)
     fputc('\n', fp);
 }
 
+/* A NaN in the first row is a "no value yet" placeholder (an interval
+ * unknown before t0; the initial state itself was checked finite); later
+ * NaNs are kept so sol:max cannot hide them. */
 static void record(solution *s, const double *row)
 {
+    int first = s->n_rows + s->streamed_rows == 0;
     for (int i = 0; i < s->width; i++)
-        if (!(fabs(row[i]) <= s->max_abs[i]))
+        if (isnan(row[i]) ? !first : fabs(row[i]) > s->max_abs[i])
             s->max_abs[i] = fabs(row[i]);
     memcpy(s->last_row, row, (size_t)s->width * sizeof(double));
     if (s->streaming) {

@@ -175,8 +175,9 @@ static void push_properties(lua_State *L, uint32_t flags)
         {WB_PROP_NONHOLONOMIC_CONSTRAINT, "nonholonomic_constraint"},
         {WB_PROP_EXPLICIT, "explicit"},
         {WB_PROP_LIE_GROUP, "lie_group"},
+        {WB_PROP_CONSERVING_IF_POLYNOMIAL, "conserving_if_polynomial"},
     };
-    lua_createtable(L, 0, 9);
+    lua_createtable(L, 0, (int)(sizeof names / sizeof names[0]));
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         lua_pushboolean(L, (flags & names[i].bit) != 0);
         lua_setfield(L, -2, names[i].name);

@@ -110,7 +110,7 @@ static int solution_max(lua_State *L)
     double m = 0;
     for (long long r = 0; r < s->n_rows; r++) {
         double v = fabs(solution_value(s, c, r));
-        if (!(v <= m))
+        if (isnan(v) || v > m)
             m = v;
     }
     lua_pushnumber(L, m);

@@ -192,6 +192,7 @@ static void print_flags(uint32_t flags)
         {WB_PROP_VELOCITY_CONSTRAINT, "G M^-1 p=0 at nodes"},
         {WB_PROP_NONHOLONOMIC_CONSTRAINT, "Phi=0 at nodes"}, {WB_PROP_EXPLICIT, "explicit"},
         {WB_PROP_LIE_GROUP, "stays on the group"},
+        {WB_PROP_CONSERVING_IF_POLYNOMIAL, "H and g conserved when polynomial"},
     };
     int first = 1;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)

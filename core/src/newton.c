@@ -65,7 +65,7 @@ static double max_abs(int n, const double *x)
     double m = 0.0;
     for (int i = 0; i < n; i++) {
         double a = fabs(x[i]);
-        if (!(a <= m)) /* also propagates NaN */
+        if (isnan(a) || a > m) /* a NaN, once seen, stays */
             m = a;
     }
     return m;

@@ -30,7 +30,7 @@ static inline double vec_max_abs(int n, const double *x)
 {
     double m = 0;
     for (int i = 0; i < n; i++)
-        if (!(fabs(x[i]) <= m))
+        if (isnan(x[i]) || fabs(x[i]) > m) /* a NaN, once seen, stays */
             m = fabs(x[i]);
     return m;
 }

@@ -238,8 +238,10 @@ int ggl_create(const wb_host *host, const wb_model *model, const ggl_scheme *sch
         return WB_ERR_INVALID;
     }
     ggl *g = malloc(sizeof *g);
-    if (!g)
+    if (!g) {
+        host->error(host, "%s: out of memory", scheme->label);
         return WB_ERR_NOMEM;
+    }
     *g = *proto;
     g->host = host, g->model = model, g->scheme = scheme;
     g->n = model->nq, g->m = model->n_holonomic;

@@ -234,7 +234,8 @@ static const wb_option_spec em_options[] = {
     COMMON_OPTIONS,
     {"discrete_gradient", WB_OPT_CHOICE, 0, 0, 0, "auto", "auto|greenspan|gonzalez",
      "DG V: Greenspan's through the model's potential invariants, Gonzalez's generic "
-     "form, or (auto) Greenspan when the model has invariants"},
+     "form, or (auto) Greenspan when the model has invariants; momentum conservation is "
+     "claimed for 'greenspan' only, since 'auto' may fall back to Gonzalez's"},
 };
 
 static const wb_aux_spec em_aux[] = {
@@ -252,11 +253,13 @@ static const wb_aux_spec em_gonzalez_aux[] = {
 /* Momentum maps are conserved when DG V is orthogonal to the symmetry
  * generators at the midpoint: Greenspan's form through invariants is;
  * Gonzalez's generic form is only when its correction vanishes (V of
- * degree <= 2), so the explicit "gonzalez" choice claims no momentum. */
+ * degree <= 2).  "auto" falls back to Gonzalez on models without
+ * invariants, so only the explicit "greenspan" (which refuses such
+ * models) claims momentum on every model it runs. */
 static uint32_t em_flags(const wb_option_value *opts)
 {
     uint32_t flags = WB_PROP_ENERGY_CONSERVING | WB_PROP_POSITION_CONSTRAINT;
-    if (strcmp(opts[OPT_GRADIENT].string, "gonzalez") != 0)
+    if (strcmp(opts[OPT_GRADIENT].string, "greenspan") == 0)
         flags |= WB_PROP_MOMENTUM_CONSERVING;
     return flags;
 }
@@ -323,8 +326,8 @@ const wb_method ggl_em = {
     .requires = requires,
     .handles = WB_HANDLES_HOLONOMIC,
     .order_doc = "2",
-    .property_flags = WB_PROP_ENERGY_CONSERVING | WB_PROP_MOMENTUM_CONSERVING |
-                      WB_PROP_POSITION_CONSTRAINT | WB_PROP_VELOCITY_CONSTRAINT,
+    .property_flags = WB_PROP_ENERGY_CONSERVING | WB_PROP_POSITION_CONSTRAINT |
+                      WB_PROP_VELOCITY_CONSTRAINT, /* + momentum with "greenspan" */
     .aux = em_aux,
     .n_aux = 2,
     .describe = describe_em,
@@ -344,8 +347,8 @@ const wb_method ggl_em_gonzalez = {
     .requires = requires,
     .handles = WB_HANDLES_HOLONOMIC,
     .order_doc = "2",
-    .property_flags = WB_PROP_ENERGY_CONSERVING | WB_PROP_MOMENTUM_CONSERVING |
-                      WB_PROP_POSITION_CONSTRAINT,
+    .property_flags = WB_PROP_ENERGY_CONSERVING | WB_PROP_POSITION_CONSTRAINT,
+    /* + momentum with "greenspan" */
     .aux = em_gonzalez_aux,
     .n_aux = 1,
     .describe = describe_em_gonzalez,

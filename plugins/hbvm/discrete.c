@@ -1,5 +1,6 @@
 /* The discrete problem of HBVM(k, s) and its two solvers (see hbvm.h). */
 #include "hbvm.h"
+#include "wb_iteration.h"
 #include "wb_vec.h"
 
 #include <float.h>
@@ -197,9 +198,8 @@ static void gamma_at(hbvm *it, const double *lambda, double *out)
  * by symmetry) can keep absorbing ever smaller increments of 1e-18. */
 static int settled(const hbvm *it, int sweep, double norm, double previous, double scale)
 {
-    if (norm == 0.0 || norm <= it->tol || norm <= DBL_EPSILON * scale)
-        return 1;
-    return sweep > 0 && norm >= previous && norm <= 1e-10 * (1.0 + scale);
+    return norm <= DBL_EPSILON * scale ||
+           wb_iteration_settled(sweep, norm, previous, it->tol, scale);
 }
 
 static int not_converged(hbvm *it, const char *what, int sweeps, double norm)
@@ -235,7 +235,7 @@ static int fixed_point(hbvm *it, wb_step_stats *stats)
         norm = 0.0;
         for (int e = 0; e < sn; e++) {
             double d = fabs(next[e] - it->x[e]);
-            if (!(d <= norm))
+            if (isnan(d) || d > norm) /* a NaN, once seen, stays */
                 norm = d;
         }
         vec_copy(sn, next, it->x);

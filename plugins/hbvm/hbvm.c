@@ -58,13 +58,20 @@ static void destroy(void *inst)
     free(it);
 }
 
-static int check_options(const wb_host *host, const wb_model *model, int k, int s)
+/* Refused at wb.method, before any model is involved. */
+static int validate(const wb_host *host, const wb_option_value *opts)
 {
+    const int k = nodes_of(opts), s = (int)opts[OPT_S].number;
     if (k < s) {
         host->error(host, "hbvm: k = %d quadrature nodes is fewer than the degree s = %d; "
                           "HBVM(k, s) needs k >= s (k = 0 means k = s)", k, s);
         return WB_ERR_INVALID;
     }
+    return WB_OK;
+}
+
+static int check_model(const wb_host *host, const wb_model *model)
+{
     if (!model->mass_constant) {
         host->error(host, "hbvm needs a constant mass matrix (H = p^T M^-1 p / 2 + V(q)); "
                           "model '%s' has a configuration-dependent one", model->name);
@@ -84,7 +91,9 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
                   void **inst)
 {
     const int k = nodes_of(opts), s = (int)opts[OPT_S].number;
-    int status = check_options(host, model, k, s);
+    int status = validate(host, opts);
+    if (status == WB_OK)
+        status = check_model(host, model);
     if (status != WB_OK)
         return status;
     hbvm *it = calloc(1, sizeof *it);
@@ -135,12 +144,13 @@ static void aux_values(const void *inst, double *out)
 
 /* Order 2 is what the method guarantees on every model it handles (with
  * constraints); 2s holds without constraints or with a constant
- * multiplier (order_doc).  H and g are conserved exactly when the
- * quadrature is exact for them (polynomials of degree <= 2k/s), which is
- * the case for quadratic g and V of degree <= 2 at every k >= s.  For
- * k = s the method is Gauss applied to H + lambda_n^T g with lambda_n
- * frozen, which conserves the quadratic momentum maps of linear
- * symmetries of V and g (e.g. Lz of a spherical pendulum). */
+ * multiplier (order_doc).  H and g are conserved exactly only when the
+ * quadrature is exact for them (polynomials of degree <= 2k/s, e.g.
+ * quadratic g and V of degree <= 2 at every k >= s), else to O(h^2k):
+ * hence CONSERVING_IF_POLYNOMIAL, not ENERGY_CONSERVING.  For k = s the
+ * method is Gauss applied to H + lambda_n^T g with lambda_n frozen, which
+ * conserves the quadratic momentum maps of linear symmetries of V and g
+ * (e.g. Lz of a spherical pendulum) whatever their degree. */
 static int describe(const wb_option_value *opts, wb_method_props *out)
 {
     const int k = nodes_of(opts), s = (int)opts[OPT_S].number;
@@ -148,7 +158,7 @@ static int describe(const wb_option_value *opts, wb_method_props *out)
         return WB_ERR_INVALID;
     out->order = 2;
     out->multiplier_order = 1;
-    out->flags = WB_PROP_SYMMETRIC | WB_PROP_ENERGY_CONSERVING | WB_PROP_POSITION_CONSTRAINT;
+    out->flags = WB_PROP_SYMMETRIC | WB_PROP_CONSERVING_IF_POLYNOMIAL;
     if (k == s)
         out->flags |= WB_PROP_MOMENTUM_CONSERVING;
     return WB_OK;
@@ -165,11 +175,12 @@ static const wb_method hbvm_method = {
     .handles = WB_HANDLES_UNCONSTRAINED | WB_HANDLES_HOLONOMIC,
     .order_doc = "2 with holonomic constraints (2s when the multiplier is constant); 2s "
                  "without constraints; multiplier order 1 at t_n, 2 at t_n + h/2",
-    .property_flags = WB_PROP_SYMMETRIC | WB_PROP_ENERGY_CONSERVING |
-                      WB_PROP_POSITION_CONSTRAINT | WB_PROP_MOMENTUM_CONSERVING,
+    .property_flags = WB_PROP_SYMMETRIC | WB_PROP_CONSERVING_IF_POLYNOMIAL |
+                      WB_PROP_MOMENTUM_CONSERVING,
     .aux = aux,
     .n_aux = 1,
     .describe = describe,
+    .validate = validate,
     .create = create,
     .destroy = destroy,
     .reset = reset,

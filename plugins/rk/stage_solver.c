@@ -1,6 +1,7 @@
 /* Partitioned Runge-Kutta steps for mechanical models (see stage_solver.h):
  * set-up, the step and its compensated update, the method callbacks. */
 #include "stage_solver_internal.h"
+#include "wb_iteration.h"
 #include "wb_vec.h"
 
 #include <float.h>
@@ -123,10 +124,7 @@ void stage_solver_reset(stage_solver *s)
 int stage_iteration_converged(const stage_solver *s, int iteration, double norm,
                               double previous, double size_of_unknowns)
 {
-    if (norm == 0.0 || norm <= s->tol)
-        return 1;
-    /* converged to round-off: the increment stops decreasing */
-    return iteration > 0 && norm >= previous && norm <= 1e-10 * (1.0 + size_of_unknowns);
+    return wb_iteration_settled(iteration, norm, previous, s->tol, size_of_unknowns);
 }
 
 int stage_solver_step(stage_solver *s, double h, const double *q0, const double *p0,

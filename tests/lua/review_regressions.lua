@@ -64,3 +64,45 @@ wb.check(g5:order() == 10, "Gauss s = 5 has order 10 (from B, C, D beyond the tr
 local tj = wb.tableau.triple_jump(g5)
 wb.expect_near(tj.b[1] / g5.b[1], 1 / (2 - 2 ^ (1 / 11)), 1e-14,
                "triple jump of an order-10 method uses gamma1 = 1/(2 - 2^(1/11))")
+
+-- 7. A NaN is never hidden by a max: it used to be skipped when followed by
+--    a finite value, so a diverged series could report a small maximum.
+local nan_max = wb.max_abs({1, 0 / 0, 2})
+wb.check(nan_max ~= nan_max, "wb.max_abs keeps a NaN followed by finite values", tostring(nan_max))
+local nan_norm = wb.norm({0 / 0, 3}, "inf")
+wb.check(nan_norm ~= nan_norm, "wb.norm(v, 'inf') keeps a NaN", tostring(nan_norm))
+
+-- 8. Claims hold on every model a method runs.  EM's "auto" discrete
+--    gradient falls back to Gonzalez's (not momentum-conserving for V of
+--    degree > 2) on models without potential invariants, so only the
+--    explicit "greenspan" claims momentum; HBVM conserves H and g only
+--    when polynomial, so it claims conserving_if_polynomial instead.
+for _, name in ipairs({"ggl.em", "ggl.em_gonzalez"}) do
+  local auto = wb.method(name)
+  local greenspan = wb.method(name, {discrete_gradient = "greenspan"})
+  wb.check(not auto.properties.momentum_conserving and greenspan.properties.momentum_conserving
+           and auto.properties.energy_conserving,
+           name .. ": momentum claimed with discrete_gradient = 'greenspan' only")
+end
+local hbvm = wb.method("hbvm")
+wb.check(hbvm.properties.conserving_if_polynomial and not hbvm.properties.energy_conserving
+         and not hbvm.properties.position_constraint,
+         "hbvm claims H and g conserved when polynomial, not unconditionally")
+
+-- 9. The tethered satellites publish V through |q_i|^2, so EM with
+--    Greenspan's discrete gradient conserves their energy (V = -mu/|q_i|
+--    is not polynomial) and angular momentum to round-off.
+do
+  local satellites = wb.model("tethered_satellites")
+  local sol = wb.integrate{model = satellites, h = 0.5, t_end = 25,
+                           method = wb.method("ggl.em", {discrete_gradient = "greenspan"})}
+  local drift = 0
+  for _, name in ipairs({"Lx", "Ly", "Lz"}) do
+    local column = sol:column(name)
+    for i = 1, #column do drift = math.max(drift, math.abs(column[i] - column[1])) end
+  end
+  wb.expect_below(sol:max("energy_error_abs"), 1e-12, "EM (Greenspan) on the tethered "
+                  .. "satellites: energy conserved (absolute error: H0 = 0 to round-off)")
+  wb.expect_below(drift, 1e-12, "EM (Greenspan) on the tethered satellites: L conserved")
+  wb.expect_below(sol:max("constraint"), 1e-12, "... and g(q_n) = 0")
+end

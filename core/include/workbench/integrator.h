@@ -48,7 +48,14 @@ typedef struct wb_option_value {
     const wb_tableau *tableau;
 } wb_option_value;
 
-/* ---- claimed properties -------------------------------------------------- */
+/* ---- claimed properties --------------------------------------------------
+ * A claim holds on every model the method handles, at the options it was
+ * described for.  MOMENTUM_CONSERVING means the quadratic momentum maps of
+ * the model's linear symmetries (of V and g), on models that have one.  A
+ * conservation that also needs H and g polynomial (line-integral methods
+ * with a finite quadrature) is claimed as CONSERVING_IF_POLYNOMIAL, never
+ * as ENERGY_CONSERVING / POSITION_CONSTRAINT; the method's doc gives the
+ * degree. */
 #define WB_PROP_SYMPLECTIC 0x001u
 #define WB_PROP_SYMMETRIC 0x002u
 #define WB_PROP_ENERGY_CONSERVING 0x004u
@@ -58,6 +65,8 @@ typedef struct wb_option_value {
 #define WB_PROP_NONHOLONOMIC_CONSTRAINT 0x040u /* Phi(q_n, v_n) = 0        */
 #define WB_PROP_EXPLICIT 0x080u
 #define WB_PROP_LIE_GROUP 0x100u            /* stays on the group exactly  */
+#define WB_PROP_CONSERVING_IF_POLYNOMIAL 0x200u /* H and g(q_n) = 0 exactly when
+                                                   polynomial (degree in doc) */
 
 typedef struct wb_method_props {
     uint32_t struct_size;
