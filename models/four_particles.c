@@ -23,11 +23,13 @@
  *
  * Default initial state (127): q1 = 0, q2 = e1, q3 = e2, q4 = e1 + e2,
  * v4 = (0, 0, 2/1.7), the others at rest, p_i = m_i v_i: springs at rest
- * length, both constraint levels exact. */
+ * length (for the paper's lengths), both constraint levels exact (for any
+ * bar lengths: q2 = l12 e1, q4 = e2 + l34 e1). */
 #include <workbench/workbench.h>
 
 #include "wb_model_plugin.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -313,13 +315,17 @@ static int generator(void *self, int index, const double *q, double *xi)
     return 0;
 }
 
+/* The paper's layout (127) with the bars stretched to l12 and l34 along e1,
+ * so that g(q0) = 0 for any bar lengths; v4 is the paper's velocity, normal
+ * to the bar 3-4, so G M^-1 p0 = 0 too. */
 static void initial(void *self, double *q, double *p)
 {
     const four_particles *f = self;
-    static const double q0[NQ] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+    const double l12 = sqrt(f->bar2[0]), l34 = sqrt(f->bar2[1]);
+    const double q0[NQ] = {0, 0, 0, l12, 0, 0, 0, 1, 0, l34, 1, 0};
     memcpy(q, q0, sizeof q0);
     memset(p, 0, NQ * sizeof(double));
-    p[11] = f->m[3] * (2.0 / 1.7);
+    p[11] = f->m[3] * (2.0 / 1.7); /* v4 = (0, 0, 2/1.7) */
 }
 
 static const wb_mechanical_ext mechanical = {

@@ -48,7 +48,8 @@ static const wb_param_spec params[] = {
     {"alpha0", 1.0471975511965976, -10.0, 10.0, "initial nutation angle (rotation about e1)"},
     {"omega_p", 10.0, -1e6, 1e6, "initial precession rate (about e3)"},
     {"omega_s", -1.0, -1.0, 1e6,
-     "initial spin rate about d3; negative (default -1): the steady-precession rate of eq. (112)"},
+     "initial spin rate about d3; negative (default -1): the steady-precession rate of eq. (112) "
+     "(symmetric top, i1 == i2)"},
 };
 
 static const char *const invariant_names[] = {"J3"};
@@ -80,6 +81,15 @@ static int create(const wb_host *host, const double *values, void **self, wb_mod
     if (t->omega_s < 0 && t->omega_p == 0) {
         host->error(host, "heavy_top: the steady-precession spin (omega_s = -1) needs "
                     "omega_p != 0");
+        free(t);
+        return WB_ERR_INVALID;
+    }
+    /* eq. (112) is the steady precession of a symmetric top; an asymmetric
+     * one has none, and would start from a state that only looks steady */
+    if (t->omega_s < 0 && fabs(t->I[0] - t->I[1]) > 1e-12 * fmax(t->I[0], t->I[1])) {
+        host->error(host, "heavy_top: the steady-precession spin (omega_s = -1) needs a "
+                    "symmetric top, i1 == i2 (got i1 = %g, i2 = %g); give omega_s", t->I[0],
+                    t->I[1]);
         free(t);
         return WB_ERR_INVALID;
     }
