@@ -18,6 +18,7 @@ typedef struct angle_pendulum {
     double m, l, g;
 } angle_pendulum;
 
+enum { P_M, P_L, P_G };
 static const wb_param_spec params[] = {
     {"m", 1.0, 1e-12, 1e12, "mass"},
     {"l", 1.0, 1e-12, 1e12, "rod length"},
@@ -31,7 +32,7 @@ static int create(const wb_host *host, const double *values, void **self, wb_mod
         host->error(host, "angle_pendulum: out of memory");
         return WB_ERR_NOMEM;
     }
-    a->m = values[0], a->l = values[1], a->g = values[2];
+    a->m = values[P_M], a->l = values[P_L], a->g = values[P_G];
     *self = a;
     info->nq = info->nv = 1;
     info->mass_constant = 1;

@@ -20,6 +20,7 @@
 #include <workbench/workbench.h>
 
 #include "wb_model_plugin.h"
+#include "wb_particles.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -125,8 +126,10 @@ static void hessian_vector(void *self, const double *q, const double *w, double 
 
 static void evaluate(void *self, const double *q, const double *p, double *out)
 {
+    double L[3];
     (void)self;
-    out[0] = q[0] * p[1] - q[1] * p[0];
+    particles_angular_momentum(1, q, p, L);
+    out[0] = L[2];
 }
 
 static int generator(void *self, int index, const double *q, double *xi)
@@ -134,9 +137,7 @@ static int generator(void *self, int index, const double *q, double *xi)
     (void)self;
     if (index != 0)
         return -1;
-    xi[0] = -q[1];
-    xi[1] = q[0];
-    xi[2] = 0.0;
+    particles_rotation_generator(1, 2, q, xi);
     return 0;
 }
 

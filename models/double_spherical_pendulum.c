@@ -18,11 +18,13 @@
  * p_i = m_i v_i.  Each rod's relative velocity is orthogonal to the rod
  * (v1 . x1 = 0, (v2 - v1) . (x2 - x1) = 0), so the state lies on both the
  * position and the velocity constraint for every l1, l2, m1, m2; the two
- * rods start in different vertical planes and Lz != 0, so the motion is
+ * rods start in different vertical planes and (for the default parameters)
+ * Lz != 0, so the motion is
  * genuinely three-dimensional, not a planar or conical special case. */
 #include <workbench/workbench.h>
 
 #include "wb_model_plugin.h"
+#include "wb_particles.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -162,8 +164,10 @@ static void hessian_vector(void *self, const double *q, const double *w, double 
 
 static void evaluate(void *self, const double *q, const double *p, double *out)
 {
+    double L[3];
     (void)self;
-    out[0] = q[0] * p[1] - q[1] * p[0] + q[3] * p[4] - q[4] * p[3];
+    particles_angular_momentum(2, q, p, L);
+    out[0] = L[2];
 }
 
 /* Rotation about e3 of both points: xi = (e3 x x1, e3 x x2). */
@@ -172,11 +176,7 @@ static int generator(void *self, int index, const double *q, double *xi)
     (void)self;
     if (index != 0)
         return -1;
-    for (int i = 0; i < NQ; i += 3) {
-        xi[i] = -q[i + 1];
-        xi[i + 1] = q[i];
-        xi[i + 2] = 0.0;
-    }
+    particles_rotation_generator(2, 2, q, xi);
     return 0;
 }
 

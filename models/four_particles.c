@@ -28,6 +28,7 @@
 #include <workbench/workbench.h>
 
 #include "wb_model_plugin.h"
+#include "wb_particles.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -105,8 +106,8 @@ static void mass_solve(void *self, const double *q, const double *p, double *v)
         v[i] = p[i] / f->m[i / 3];
 }
 
-/* r = q_b - q_a and |r|^2 */
-static double separation(const double *q, int a, int b, double *r)
+/* r = q_b - q_a; returns |r|^2 */
+static double separation_squared(const double *q, int a, int b, double *r)
 {
     double s = 0;
     for (int c = 0; c < 3; c++) {
@@ -123,7 +124,7 @@ static void spring_invariants(void *self, const double *q, double *pi)
     (void)self;
     double r[3];
     for (int s = 0; s < 2; s++)
-        pi[s] = separation(q, spring_a[s], spring_b[s], r);
+        pi[s] = separation_squared(q, spring_a[s], spring_b[s], r);
 }
 
 static void spring_potentials(void *self, const double *pi, double *V, double *dV)
@@ -152,7 +153,7 @@ static void spring_invariants_gradient(void *self, const double *q, double *dpi)
     double r[3];
     memset(dpi, 0, 2 * NQ * sizeof(double));
     for (int s = 0; s < 2; s++) {
-        separation(q, spring_a[s], spring_b[s], r);
+        separation_squared(q, spring_a[s], spring_b[s], r);
         for (int c = 0; c < 3; c++) {
             dpi[s * NQ + 3 * spring_a[s] + c] = -2 * r[c];
             dpi[s * NQ + 3 * spring_b[s] + c] = 2 * r[c];
@@ -177,11 +178,13 @@ static double potential(void *self, const double *q)
 /* grad V = sum_s V_s'(pi_s) d pi_s / dq */
 static void potential_gradient(void *self, const double *q, double *grad)
 {
-    const four_particles *f = self;
-    double r[3];
+    double r[3], pi[2], dV[2];
+    spring_invariants(self, q, pi);
+    spring_potentials(self, pi, NULL, dV);
     memset(grad, 0, NQ * sizeof(double));
     for (int s = 0; s < 2; s++) {
-        const double slope = f->k[s] * (separation(q, spring_a[s], spring_b[s], r) - f->rest2[s]);
+        const double slope = dV[s];
+        separation_squared(q, spring_a[s], spring_b[s], r);
         for (int c = 0; c < 3; c++) {
             grad[3 * spring_a[s] + c] -= 2 * slope * r[c];
             grad[3 * spring_b[s] + c] += 2 * slope * r[c];
@@ -195,11 +198,14 @@ static void potential_gradient(void *self, const double *q, double *grad)
 static void potential_hessian(void *self, const double *q, double *H)
 {
     const four_particles *f = self;
-    double r[3];
+    double r[3], pi[2], dV[2];
+    spring_invariants(self, q, pi);
+    spring_potentials(self, pi, NULL, dV);
     memset(H, 0, NQ * NQ * sizeof(double));
     for (int s = 0; s < 2; s++) {
         const int a = spring_a[s], b = spring_b[s];
-        const double slope = f->k[s] * (separation(q, a, b, r) - f->rest2[s]);
+        const double slope = dV[s];
+        separation_squared(q, a, b, r);
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
                 const double block = 4 * f->k[s] * r[i] * r[j] + (i == j ? 2 * slope : 0.0);
@@ -218,7 +224,7 @@ static void constraints(void *self, const double *q, double *g)
     const four_particles *f = self;
     double r[3];
     for (int k = 0; k < NC; k++)
-        g[k] = 0.5 * (separation(q, bar_a[k], bar_b[k], r) / f->bar2[k] - 1.0);
+        g[k] = 0.5 * (separation_squared(q, bar_a[k], bar_b[k], r) / f->bar2[k] - 1.0);
 }
 
 /* Row k: -r / l^2 on particle a, r / l^2 on particle b. */
@@ -228,7 +234,7 @@ static void jacobian(void *self, const double *q, double *G)
     double r[3];
     memset(G, 0, NC * NQ * sizeof(double));
     for (int k = 0; k < NC; k++) {
-        separation(q, bar_a[k], bar_b[k], r);
+        separation_squared(q, bar_a[k], bar_b[k], r);
         for (int c = 0; c < 3; c++) {
             G[k * NQ + 3 * bar_a[k] + c] = -r[c] / f->bar2[k];
             G[k * NQ + 3 * bar_b[k] + c] = r[c] / f->bar2[k];
@@ -275,15 +281,8 @@ static void hessian_vector(void *self, const double *q, const double *w, double 
 static void evaluate(void *self, const double *q, const double *p, double *out)
 {
     (void)self;
-    memset(out, 0, 6 * sizeof(double));
-    for (int i = 0; i < NQ; i += 3) {
-        const double *x = q + i, *y = p + i;
-        for (int c = 0; c < 3; c++)
-            out[c] += y[c];
-        out[3] += x[1] * y[2] - x[2] * y[1];
-        out[4] += x[2] * y[0] - x[0] * y[2];
-        out[5] += x[0] * y[1] - x[1] * y[0];
-    }
+    particles_linear_momentum(4, p, out);
+    particles_angular_momentum(4, q, p, out + 3);
 }
 
 /* L_c: translation along e_c of every particle; J_c: rotation about e_c,
@@ -293,25 +292,10 @@ static int generator(void *self, int index, const double *q, double *xi)
     (void)self;
     if (index < 0 || index > 5)
         return -1;
-    for (int i = 0; i < NQ; i += 3) {
-        const double *x = q + i;
-        double *e = xi + i;
-        e[0] = e[1] = e[2] = 0.0;
-        switch (index) {
-        case 0: case 1: case 2:
-            e[index] = 1.0;
-            break;
-        case 3: /* e1 x x */
-            e[1] = -x[2], e[2] = x[1];
-            break;
-        case 4: /* e2 x x */
-            e[0] = x[2], e[2] = -x[0];
-            break;
-        case 5: /* e3 x x */
-            e[0] = -x[1], e[1] = x[0];
-            break;
-        }
-    }
+    if (index < 3)
+        particles_translation_generator(4, index, xi);
+    else
+        particles_rotation_generator(4, index - 3, q, xi);
     return 0;
 }
 

@@ -24,6 +24,7 @@
 #include <workbench/workbench.h>
 
 #include "wb_model_plugin.h"
+#include "wb_particles.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -223,11 +224,10 @@ static void hessian_vector(void *self, const double *q, const double *w, double 
 /* J3 = e3 . sum_i q_i x p_i */
 static void evaluate(void *self, const double *q, const double *p, double *out)
 {
+    double L[3];
     (void)self;
-    double j3 = 0;
-    for (int i = 0; i < NQ; i += 3)
-        j3 += q[i] * p[i + 1] - q[i + 1] * p[i];
-    out[0] = j3;
+    particles_angular_momentum(NQ / 3, q, p, L);
+    out[0] = L[2];
 }
 
 /* Rotation about e3 of all four vectors: xi_i = e3 x q_i. */
@@ -236,11 +236,7 @@ static int generator(void *self, int index, const double *q, double *xi)
     (void)self;
     if (index != 0)
         return -1;
-    for (int i = 0; i < NQ; i += 3) {
-        xi[i] = -q[i + 1];
-        xi[i + 1] = q[i];
-        xi[i + 2] = 0.0;
-    }
+    particles_rotation_generator(NQ / 3, 2, q, xi);
     return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <workbench/workbench.h>
 
 #include "wb_model_plugin.h"
+#include "wb_particles.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -166,27 +167,11 @@ static void potential_hessian(void *self, const double *q, double *H)
         }
 }
 
-/* out = e_k x x. */
-static void cross_axis(int k, const double x[3], double out[3])
-{
-    const double e[3] = {k == 0, k == 1, k == 2};
-    out[0] = e[1] * x[2] - e[2] * x[1];
-    out[1] = e[2] * x[0] - e[0] * x[2];
-    out[2] = e[0] * x[1] - e[1] * x[0];
-}
-
 static void evaluate(void *self, const double *q, const double *p, double *out)
 {
     (void)self;
-    memset(out, 0, N_INVARIANTS * sizeof(double));
-    for (int i = 0; i < N_BODIES; i++) {
-        const double *x = q + 3 * i, *y = p + 3 * i;
-        for (int k = 0; k < 3; k++)
-            out[INV_P1 + k] += y[k];
-        out[INV_L1 + 0] += x[1] * y[2] - x[2] * y[1];
-        out[INV_L1 + 1] += x[2] * y[0] - x[0] * y[2];
-        out[INV_L1 + 2] += x[0] * y[1] - x[1] * y[0];
-    }
+    particles_linear_momentum(N_BODIES, p, out + INV_P1);
+    particles_angular_momentum(N_BODIES, q, p, out + INV_L1);
 }
 
 /* P_k = p . xi with xi = e_k at every body; L_k = p . xi with
@@ -196,14 +181,10 @@ static int generator(void *self, int index, const double *q, double *xi)
     (void)self;
     if (index < 0 || index >= N_INVARIANTS)
         return -1;
-    for (int i = 0; i < N_BODIES; i++) {
-        if (index < INV_L1) {
-            for (int k = 0; k < 3; k++)
-                xi[3 * i + k] = (k == index - INV_P1);
-        } else {
-            cross_axis(index - INV_L1, q + 3 * i, xi + 3 * i);
-        }
-    }
+    if (index < INV_L1)
+        particles_translation_generator(N_BODIES, index - INV_P1, xi);
+    else
+        particles_rotation_generator(N_BODIES, index - INV_L1, q, xi);
     return 0;
 }
 

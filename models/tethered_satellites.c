@@ -34,6 +34,7 @@
 #include <workbench/workbench.h>
 
 #include "wb_model_plugin.h"
+#include "wb_particles.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -243,17 +244,10 @@ static void radius_quotient(void *self, const double *a, const double *b, double
     }
 }
 
-/* L = sum_i q_i x p_i */
 static void evaluate(void *self, const double *q, const double *p, double *out)
 {
     (void)self;
-    out[0] = out[1] = out[2] = 0.0;
-    for (int i = 0; i < 3; i++) {
-        const double *x = q + 3 * i, *y = p + 3 * i;
-        out[0] += x[1] * y[2] - x[2] * y[1];
-        out[1] += x[2] * y[0] - x[0] * y[2];
-        out[2] += x[0] * y[1] - x[1] * y[0];
-    }
+    particles_angular_momentum(3, q, p, out);
 }
 
 /* Rotation about the axis e_index acting on every point: xi_i = e x q_i. */
@@ -262,14 +256,7 @@ static int generator(void *self, int index, const double *q, double *xi)
     (void)self;
     if (index < 0 || index > 2)
         return -1;
-    for (int i = 0; i < 3; i++) {
-        const double *x = q + 3 * i;
-        double *out = xi + 3 * i;
-        const double e[3] = {index == 0, index == 1, index == 2};
-        out[0] = e[1] * x[2] - e[2] * x[1];
-        out[1] = e[2] * x[0] - e[0] * x[2];
-        out[2] = e[0] * x[1] - e[1] * x[0];
-    }
+    particles_rotation_generator(3, index, q, xi);
     return 0;
 }
 
