@@ -19,8 +19,8 @@
  * (v1 . x1 = 0, (v2 - v1) . (x2 - x1) = 0), so the state lies on both the
  * position and the velocity constraint for every l1, l2, m1, m2; the two
  * rods start in different vertical planes and (for the default parameters)
- * Lz != 0, so the motion is
- * genuinely three-dimensional, not a planar or conical special case. */
+ * Lz != 0, so the motion is genuinely three-dimensional, not a planar or
+ * conical special case. */
 #include <workbench/workbench.h>
 
 #include "wb_model_plugin.h"
