@@ -75,15 +75,16 @@ end
 ---------------------------------------------------------------------------
 function wb.norm(v, kind)
   kind = kind or "inf"
+  if kind == "inf" then return wb.max_abs(v) end
   local s = 0
-  for _, x in ipairs(v) do
-    if kind == "inf" then
-      if x ~= x or abs(x) > s then s = abs(x) end -- a NaN, once seen, stays
-    elseif kind == "1" or kind == 1 then s = s + abs(x)
-    elseif kind == "2" or kind == 2 then s = s + x * x
-    else error("wb.norm: kind must be 'inf', '1' or '2'", 2) end
+  if kind == "1" or kind == 1 then
+    for _, x in ipairs(v) do s = s + abs(x) end
+  elseif kind == "2" or kind == 2 then
+    for _, x in ipairs(v) do s = s + x * x end
+    s = math.sqrt(s)
+  else
+    error("wb.norm: kind must be 'inf', '1' or '2'", 2)
   end
-  if kind == "2" or kind == 2 then s = math.sqrt(s) end
   return s
 end
 
@@ -102,7 +103,7 @@ function wb.concat(...)
   return out
 end
 
--- max |t[i]| over i in [first, last] (default: all)
+-- max |t[i]| over i in [first, last] (default: all); a NaN, once seen, stays
 function wb.max_abs(t, first, last)
   local m = 0
   for i = first or 1, last or #t do

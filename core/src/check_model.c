@@ -9,6 +9,7 @@
  * derivative that is zero at every point is judged absolutely. */
 #include "check_model.h"
 #include "host.h"
+#include "wb_vec.h"
 
 #include <float.h>
 #include <math.h>
@@ -356,28 +357,19 @@ static void check_generators(checker *c)
     }
 }
 
-static double max_abs(int n, const double *x)
-{
-    double m = 0;
-    for (int i = 0; i < n; i++)
-        if (isnan(x[i]) || fabs(x[i]) > m) /* a NaN, once seen, stays */
-            m = fabs(x[i]);
-    return m;
-}
-
 static void check_initial_state(checker *c)
 {
     const wb_model *m = c->m;
     if (m->n_holonomic > 0) {
         wb_constraints(m, c->q[0], c->a);
-        row(c, "initial state: g(q0) = 0", max_abs(m->n_holonomic, c->a), NULL);
+        row(c, "initial state: g(q0) = 0", vec_max_abs(m->n_holonomic, c->a), NULL);
         wb_hidden_constraints(m, c->q[0], c->p[0], c->a);
-        row(c, "initial state: G M^-1 p0 = 0", max_abs(m->n_holonomic, c->a), NULL);
+        row(c, "initial state: G M^-1 p0 = 0", vec_max_abs(m->n_holonomic, c->a), NULL);
     }
     if (m->n_nonholonomic > 0) {
         wb_mass_solve(m, c->q[0], c->p[0], c->c);
         wb_nh_constraints(m, c->q[0], c->c, c->a);
-        row(c, "initial state: Phi(q0, v0) = 0", max_abs(m->n_nonholonomic, c->a), NULL);
+        row(c, "initial state: Phi(q0, v0) = 0", vec_max_abs(m->n_nonholonomic, c->a), NULL);
     }
 }
 
@@ -452,14 +444,6 @@ static void check_potential_invariants(checker *c)
 
 /* ---- Lie group ---------------------------------------------------------------- */
 
-static double dot(int n, const double *a, const double *b)
-{
-    double s = 0;
-    for (int i = 0; i < n; i++)
-        s += a[i] * b[i];
-    return s;
-}
-
 static void check_lie_group(checker *c)
 {
     const wb_lie_group_ext *g = c->m->lie_group;
@@ -480,10 +464,10 @@ static void check_lie_group(checker *c)
         gap_add(&dexp, nv, B, y);
         g->Ad(self, q, y, A);             /* <Ad*_q mu, y> = <mu, Ad_q y> */
         g->Ad_star(self, q, mu, B);
-        e_Ad = fmax(e_Ad, fabs(dot(nv, B, y) - dot(nv, mu, A)) / fmax(1, fabs(dot(nv, mu, A))));
+        e_Ad = fmax(e_Ad, fabs(vec_dot(nv, B, y) - vec_dot(nv, mu, A)) / fmax(1, fabs(vec_dot(nv, mu, A))));
         g->ad(self, x, y, A);             /* <ad*_x mu, y> = <mu, [x, y]> */
         g->ad_star(self, x, mu, B);
-        e_ad = fmax(e_ad, fabs(dot(nv, B, y) - dot(nv, mu, A)) / fmax(1, fabs(dot(nv, mu, A))));
+        e_ad = fmax(e_ad, fabs(vec_dot(nv, B, y) - vec_dot(nv, mu, A)) / fmax(1, fabs(vec_dot(nv, mu, A))));
         if (g->log) {
             g->exp(self, x, A);
             g->log(self, A, B);

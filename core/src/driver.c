@@ -1,6 +1,7 @@
 /* The time loop (in C, no allocation per step) and the solution store. */
 #include "driver.h"
 #include "host.h"
+#include "wb_vec.h"
 
 #include <math.h>
 #include <signal.h>
@@ -103,15 +104,6 @@ int solution_column(const solution *s, const char *name)
 
 /* ---- rows ------------------------------------------------------------------- */
 
-static double max_abs(int n, const double *x)
-{
-    double m = 0;
-    for (int i = 0; i < n; i++)
-        if (isnan(x[i]) || fabs(x[i]) > m) /* a NaN, once seen, stays */
-            m = fabs(x[i]);
-    return m;
-}
-
 void solution_fill_row(solution *s, double t, const double *q, const double *p,
                        const double *aux, double *row)
 {
@@ -128,15 +120,15 @@ void solution_fill_row(solution *s, double t, const double *q, const double *p,
     *x++ = e - s->energy0;
     if (m->n_holonomic > 0) {
         wb_constraints(m, q, s->scratch);
-        *x++ = max_abs(m->n_holonomic, s->scratch);
+        *x++ = vec_max_abs(m->n_holonomic, s->scratch);
         wb_hidden_constraints(m, q, p, s->scratch);
-        *x++ = max_abs(m->n_holonomic, s->scratch);
+        *x++ = vec_max_abs(m->n_holonomic, s->scratch);
     }
     if (m->n_nonholonomic > 0) {
         double *v = s->scratch + m->n_nonholonomic;
         wb_mass_solve(m, q, p, v);
         wb_nh_constraints(m, q, v, s->scratch);
-        *x++ = max_abs(m->n_nonholonomic, s->scratch);
+        *x++ = vec_max_abs(m->n_nonholonomic, s->scratch);
     }
     if (m->n_invariants > 0)
         wb_invariants(m, q, p, x);
@@ -152,14 +144,21 @@ static void write_header(solution *s)
     fputc('\n', fp);
 }
 
-/* A NaN in the first row is a "no value yet" placeholder (an interval
- * unknown before t0; the initial state itself was checked finite); later
- * NaNs are kept so sol:max cannot hide them. */
+/* Set the entries of the aux unknowns attributed to an interval
+ * (WB_AUX_ON_INTERVAL) in `aux`, laid out as the method's aux values. */
+static void set_interval_unknowns(const integrator *it, double *aux, double value)
+{
+    for (int g = 0; g < it->n_aux_groups; g++)
+        if (it->aux[g].time == WB_AUX_ON_INTERVAL)
+            for (int i = 0; i < it->aux[g].size; i++)
+                aux[it->aux[g].offset + i] = value;
+}
+
+/* A NaN, once recorded, stays in max_abs: sol:max cannot hide it. */
 static void record(solution *s, const double *row)
 {
-    int first = s->n_rows + s->streamed_rows == 0;
     for (int i = 0; i < s->width; i++)
-        if (isnan(row[i]) ? !first : fabs(row[i]) > s->max_abs[i])
+        if (isnan(row[i]) || fabs(row[i]) > s->max_abs[i])
             s->max_abs[i] = fabs(row[i]);
     memcpy(s->last_row, row, (size_t)s->width * sizeof(double));
     if (s->streaming) {
@@ -304,14 +303,6 @@ fail:
     return NULL;
 }
 
-static int all_finite(int n, const double *x)
-{
-    for (int i = 0; i < n; i++)
-        if (!isfinite(x[i]))
-            return 0;
-    return 1;
-}
-
 /* The step's own message when it reported one (the slot is cleared before
  * every step), else what the driver saw. */
 static int fail_step(solution *s, const run_options *opt, long long n, double t, int status)
@@ -344,7 +335,7 @@ static int run_loop(integrator *it, solution *s, const run_options *opt, double 
         const double t = opt->t0 + (double)n * opt->h;
         host_clear_error();
         int status = m->step(it->inst, t, opt->h, qa, pa, qb, pb, &s->stats);
-        if (status == WB_OK && !(all_finite(nq, qb) && all_finite(nv, pb)))
+        if (status == WB_OK && !(vec_all_finite(nq, qb) && vec_all_finite(nv, pb)))
             status = WB_ERR_NONFINITE;
         if (status == WB_OK && interrupt_requested)
             status = WB_ERR_INTERNAL;
@@ -388,7 +379,7 @@ solution *driver_run(integrator *it, const run_options *opt, const double *q0,
         host_error("integrate: need a finite nonzero h, steps >= 0 and every >= 1");
         return NULL;
     }
-    if (!all_finite(view->nq, q0) || !all_finite(view->nv, p0)) {
+    if (!vec_all_finite(view->nq, q0) || !vec_all_finite(view->nv, p0)) {
         host_error("integrate: the initial state has a non-finite entry");
         return NULL;
     }
@@ -415,15 +406,14 @@ solution *driver_run(integrator *it, const run_options *opt, const double *q0,
         return NULL;
     }
     double *aux = work + 2 * (nq + nv);
-    if (s->n_aux) {
+    if (s->n_aux)
         it->cfg->method->aux_values(it->inst, aux);
-        for (int g = 0; g < it->n_aux_groups; g++) /* no interval before t0 */
-            if (it->aux[g].time == WB_AUX_ON_INTERVAL)
-                for (int i = 0; i < it->aux[g].size; i++)
-                    aux[it->aux[g].offset + i] = NAN;
-    }
+    /* no interval before t0: its unknowns are NaN in the first row, and
+     * that placeholder is no value for sol:max */
+    set_interval_unknowns(it, aux, NAN);
     solution_fill_row(s, opt->t0, q0, p0, aux, row);
     record(s, row);
+    set_interval_unknowns(it, s->max_abs + 1 + nq + nv, 0.0);
     double start = now_seconds();
     int failed = run_loop(it, s, opt, work, row);
     s->seconds = now_seconds() - start;

@@ -8,6 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+const method_property method_properties[] = {
+    {WB_PROP_SYMPLECTIC, "symplectic", "symplectic"},
+    {WB_PROP_SYMMETRIC, "symmetric", "symmetric"},
+    {WB_PROP_ENERGY_CONSERVING, "energy_conserving", "energy-conserving"},
+    {WB_PROP_MOMENTUM_CONSERVING, "momentum_conserving", "momentum-conserving"},
+    {WB_PROP_POSITION_CONSTRAINT, "position_constraint", "g=0 at nodes"},
+    {WB_PROP_VELOCITY_CONSTRAINT, "velocity_constraint", "G M^-1 p=0 at nodes"},
+    {WB_PROP_NONHOLONOMIC_CONSTRAINT, "nonholonomic_constraint", "Phi=0 at nodes"},
+    {WB_PROP_EXPLICIT, "explicit", "explicit"},
+    {WB_PROP_LIE_GROUP, "lie_group", "stays on the group"},
+    {WB_PROP_CONSERVING_IF_POLYNOMIAL, "conserving_if_polynomial",
+     "H and g conserved when polynomial"},
+    {0, NULL, NULL},
+};
+
 static char *copy_string(const char *s)
 {
     size_t n = strlen(s) + 1;

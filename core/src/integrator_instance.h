@@ -29,6 +29,15 @@ void method_config_name(const method_config *cfg, char *out, size_t size);
 /* Order and property flags for the current options. */
 wb_method_props method_config_props(const method_config *cfg);
 
+/* The claimable properties: the flag, its key in m.properties, and a label
+ * for `workbench list`.  Terminated by an entry with bit 0. */
+typedef struct method_property {
+    uint32_t bit;
+    const char *key;
+    const char *label;
+} method_property;
+extern const method_property method_properties[];
+
 /* One resolved aux column group. */
 typedef struct aux_column {
     const char *name;

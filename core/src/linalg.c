@@ -8,6 +8,7 @@
  * no transposition, but LAPACK reads one triangle only: the row-major
  * lower triangle that host.h promises is the column-major 'U' one. */
 #include "host.h"
+#include "wb_vec.h"
 
 #include <lapacke.h>
 #include <math.h>
@@ -15,17 +16,9 @@
 _Static_assert(sizeof(lapack_int) == sizeof(int),
                "the host assumes 32-bit LAPACK integers (LP64)");
 
-static int all_finite(int count, const double *x)
-{
-    for (int i = 0; i < count; i++)
-        if (!isfinite(x[i]))
-            return 0;
-    return 1;
-}
-
 int linalg_lu_factor(const wb_host *host, int n, double *A, int *ipiv)
 {
-    if (!all_finite(n * n, A)) {
+    if (!vec_all_finite(n * n, A)) {
         host->error(host, "lu_factor: the %dx%d matrix has a non-finite entry", n, n);
         return WB_ERR_NONFINITE;
     }
@@ -56,7 +49,7 @@ int linalg_lu_solve(const wb_host *host, int n, int nrhs, const double *LU,
     if (n == 1) { /* dgetrs for 1x1 divides by U(1,1): bitwise the same */
         for (int k = 0; k < nrhs; k++)
             B[k] = B[k] / LU[0];
-        if (!all_finite(nrhs, B)) {
+        if (!vec_all_finite(nrhs, B)) {
             host->error(host, "lu_solve: the solution is not finite (matrix nearly singular)");
             return WB_ERR_NONFINITE;
         }
@@ -68,7 +61,7 @@ int linalg_lu_solve(const wb_host *host, int n, int nrhs, const double *LU,
         host->error(host, "lu_solve: LAPACK rejected argument %d", (int)-info);
         return WB_ERR_INTERNAL;
     }
-    if (!all_finite(n * nrhs, B)) {
+    if (!vec_all_finite(n * nrhs, B)) {
         host->error(host, "lu_solve: the solution is not finite (matrix nearly singular)");
         return WB_ERR_NONFINITE;
     }
@@ -86,7 +79,7 @@ int linalg_dense_solve(const wb_host *host, int n, int nrhs, double *A,
 
 int linalg_cholesky_factor(const wb_host *host, int n, double *A)
 {
-    if (!all_finite(n * n, A)) {
+    if (!vec_all_finite(n * n, A)) {
         host->error(host, "cholesky_factor: the %dx%d matrix has a non-finite entry",
                     n, n);
         return WB_ERR_NONFINITE;
@@ -135,7 +128,7 @@ int linalg_banded_solve(const wb_host *host, int n, int kl, int ku, double *AB,
         host->error(host, "banded_solve: LAPACK rejected argument %d", (int)-info);
         return WB_ERR_INTERNAL;
     }
-    if (!all_finite(n * nrhs, B)) {
+    if (!vec_all_finite(n * nrhs, B)) {
         host->error(host, "banded_solve: the solution is not finite");
         return WB_ERR_NONFINITE;
     }

@@ -162,25 +162,10 @@ static void push_option_value(lua_State *L, const wb_option_spec *o, const wb_op
 
 static void push_properties(lua_State *L, uint32_t flags)
 {
-    static const struct {
-        uint32_t bit;
-        const char *name;
-    } names[] = {
-        {WB_PROP_SYMPLECTIC, "symplectic"},
-        {WB_PROP_SYMMETRIC, "symmetric"},
-        {WB_PROP_ENERGY_CONSERVING, "energy_conserving"},
-        {WB_PROP_MOMENTUM_CONSERVING, "momentum_conserving"},
-        {WB_PROP_POSITION_CONSTRAINT, "position_constraint"},
-        {WB_PROP_VELOCITY_CONSTRAINT, "velocity_constraint"},
-        {WB_PROP_NONHOLONOMIC_CONSTRAINT, "nonholonomic_constraint"},
-        {WB_PROP_EXPLICIT, "explicit"},
-        {WB_PROP_LIE_GROUP, "lie_group"},
-        {WB_PROP_CONSERVING_IF_POLYNOMIAL, "conserving_if_polynomial"},
-    };
-    lua_createtable(L, 0, (int)(sizeof names / sizeof names[0]));
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        lua_pushboolean(L, (flags & names[i].bit) != 0);
-        lua_setfield(L, -2, names[i].name);
+    lua_newtable(L);
+    for (const method_property *p = method_properties; p->bit; p++) {
+        lua_pushboolean(L, (flags & p->bit) != 0);
+        lua_setfield(L, -2, p->key);
     }
 }
 

@@ -181,23 +181,10 @@ static void print_option(const wb_option_spec *o)
 
 static void print_flags(uint32_t flags)
 {
-    static const struct {
-        uint32_t bit;
-        const char *name;
-    } names[] = {
-        {WB_PROP_SYMPLECTIC, "symplectic"}, {WB_PROP_SYMMETRIC, "symmetric"},
-        {WB_PROP_ENERGY_CONSERVING, "energy-conserving"},
-        {WB_PROP_MOMENTUM_CONSERVING, "momentum-conserving"},
-        {WB_PROP_POSITION_CONSTRAINT, "g=0 at nodes"},
-        {WB_PROP_VELOCITY_CONSTRAINT, "G M^-1 p=0 at nodes"},
-        {WB_PROP_NONHOLONOMIC_CONSTRAINT, "Phi=0 at nodes"}, {WB_PROP_EXPLICIT, "explicit"},
-        {WB_PROP_LIE_GROUP, "stays on the group"},
-        {WB_PROP_CONSERVING_IF_POLYNOMIAL, "H and g conserved when polynomial"},
-    };
     int first = 1;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (flags & names[i].bit) {
-            printf("%s%s", first ? "" : ", ", names[i].name);
+    for (const method_property *p = method_properties; p->bit; p++)
+        if (flags & p->bit) {
+            printf("%s%s", first ? "" : ", ", p->label);
             first = 0;
         }
     if (first)

@@ -1,6 +1,7 @@
 /* Model instances and the resolved view handed to integrators. */
 #include "model_instance.h"
 #include "host.h"
+#include "wb_vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -44,14 +45,6 @@ const fd_levels *model_instance_fd_levels(const model_instance *mi) { return &mi
 
 #define EXT_FN(ext, type, field) \
     (((ext) && WB_HAS_FIELD(ext, type, field)) ? (ext)->field : NULL)
-
-static double dot(int n, const double *a, const double *b)
-{
-    double s = 0;
-    for (int i = 0; i < n; i++)
-        s += a[i] * b[i];
-    return s;
-}
 
 /* ---- fallbacks: ctx is a fallback_slot ------------------------------------ */
 
@@ -101,7 +94,7 @@ static double fb_energy(void *ctx, const double *q, const double *p)
     fallback_slot *s = ctx;
     const wb_model *m = &s->owner->view;
     wb_mass_solve(m, q, p, s->scratch);
-    return 0.5 * dot(m->nq, p, s->scratch) + wb_potential(m, q);
+    return 0.5 * vec_dot(m->nq, p, s->scratch) + wb_potential(m, q);
 }
 
 static double fb_lie_energy(void *ctx, const double *q, const double *p)
@@ -151,7 +144,7 @@ static void fb_hidden_constraints(void *ctx, const double *q, const double *p, d
     wb_mass_solve(m, q, p, v);
     wb_constraint_jacobian(m, q, G);
     for (int k = 0; k < m->n_holonomic; k++)
-        gv[k] = dot(m->nq, G + (size_t)k * m->nq, v);
+        gv[k] = vec_dot(m->nq, G + (size_t)k * m->nq, v);
 }
 
 /* (G M^-1 G^T) lambda = v^T D^2g v + G w - G M^-1 (grad V + dT/dq),
@@ -192,12 +185,12 @@ static int fb_index1_multiplier(void *ctx, const double *q, const double *p, dou
     }
     for (int k = 0; k < c; k++) {
         const double *Gk = G + (size_t)k * n;
-        lambda[k] = dot(n, B + (size_t)k * n, v) + dot(n, Gk, w) - dot(n, Gk, u);
+        lambda[k] = vec_dot(n, B + (size_t)k * n, v) + vec_dot(n, Gk, w) - vec_dot(n, Gk, u);
         wb_mass_solve(m, q, Gk, Y + (size_t)k * n);
     }
     for (int j = 0; j < c; j++)
         for (int k = 0; k < c; k++)
-            S[j * c + k] = dot(n, G + (size_t)j * n, Y + (size_t)k * n);
+            S[j * c + k] = vec_dot(n, G + (size_t)j * n, Y + (size_t)k * n);
     return linalg_dense_solve(host_services(), c, 1, S, s->pivots, lambda);
 }
 
@@ -268,12 +261,7 @@ static void fb_potential_discrete_gradient(void *ctx, const double *q0, const do
     for (int j = 0; j < n; j++)
         qm[j] = 0.5 * (q0[j] + q1[j]);
     e->invariants_gradient(mi->self, qm, dpi);
-    for (int j = 0; j < n; j++) {
-        double sum = 0;
-        for (int i = 0; i < k; i++)
-            sum += quotient[i] * dpi[(size_t)i * n + j];
-        dg[j] = sum;
-    }
+    mat_t_vec(k, n, dpi, quotient, dg);
 }
 
 static int bind_potential_invariants(model_instance *mi)

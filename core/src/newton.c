@@ -1,5 +1,6 @@
 /* Newton's method with an analytic or forward-difference Jacobian. */
 #include "host.h"
+#include "wb_vec.h"
 
 #include <float.h>
 #include <math.h>
@@ -58,17 +59,6 @@ void newton_defaults(const wb_host *host, wb_newton_options *opt)
     opt->max_iter = 50;
     opt->simplified = 0;
     opt->fd_eps = 0.0;
-}
-
-static double max_abs(int n, const double *x)
-{
-    double m = 0.0;
-    for (int i = 0; i < n; i++) {
-        double a = fabs(x[i]);
-        if (isnan(a) || a > m) /* a NaN, once seen, stays */
-            m = a;
-    }
-    return m;
 }
 
 static int eval_residual(wb_residual_fn residual, void *user,
@@ -147,7 +137,7 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
         status = eval_residual(residual, user, x, ws->residual, stats);
         if (status != WB_OK)
             break;
-        residual_norm = max_abs(n, ws->residual);
+        residual_norm = vec_max_abs(n, ws->residual);
         if (!isfinite(residual_norm)) {
             host->error(host, "Newton: non-finite residual after %d iterations",
                         iterations);
@@ -157,7 +147,7 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
         /* converged by the residual, or by a vanishing update (a residual
          * whose round-off floor lies above tol can still converge) */
         int small_step = opt->step_tol > 0.0 && iterations > 0 &&
-                         step_norm <= opt->step_tol * (1.0 + max_abs(n, x));
+                         step_norm <= opt->step_tol * (1.0 + vec_max_abs(n, x));
         if (residual_norm <= opt->tol || small_step)
             break;
         if (iterations >= opt->max_iter) {
@@ -184,7 +174,7 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
             break;
         for (int i = 0; i < n; i++)
             x[i] -= ws->update[i];
-        step_norm = max_abs(n, ws->update);
+        step_norm = vec_max_abs(n, ws->update);
         iterations++;
         if (stats)
             stats->newton_iterations++;

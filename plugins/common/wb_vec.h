@@ -1,5 +1,5 @@
-/* Small dense vector helpers shared by the in-tree plugins (header-only:
- * plugins link against nothing but libm). */
+/* Small dense vector helpers shared by the host and the in-tree plugins
+ * (header-only: plugins link against nothing but libm). */
 #ifndef WB_VEC_H
 #define WB_VEC_H
 
@@ -33,6 +33,14 @@ static inline double vec_max_abs(int n, const double *x)
         if (isnan(x[i]) || fabs(x[i]) > m) /* a NaN, once seen, stays */
             m = fabs(x[i]);
     return m;
+}
+
+static inline int vec_all_finite(int n, const double *x)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
 }
 
 static inline int vec_equal(int n, const double *a, const double *b)
