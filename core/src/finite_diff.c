@@ -16,14 +16,10 @@ double fd_step(double x, int inner)
 {
     /* A central difference with step h of a function with noise d errs by
      * about h^2 + d/h, least at h = d^(1/3), leaving d^(2/3).  From eps:
-     * steps eps^(1/3), eps^(2/9), eps^(4/27), eps^(8/81), leaving about
-     * 1e-10, 1e-7, 2e-5, 3e-4 relative. */
+     * steps eps^(1/3), eps^(2/9), eps^(4/27), leaving about 1e-10, 1e-7,
+     * 2e-5 relative.  inner is 0..2 (fd_levels). */
     static const double base[] = {6.0554544523933429e-06, 3.3222412113632265e-04,
-                                  4.7968275719156676e-03, 2.8442607289752678e-02};
-    if (inner < 0)
-        inner = 0;
-    if (inner > 3)
-        inner = 3;
+                                  4.7968275719156676e-03};
     return base[inner] * fmax(1.0, fabs(x));
 }
 

@@ -229,7 +229,7 @@ int method_config_set_tableau(method_config *cfg, int index, const wb_tableau *t
 int method_config_validate(const method_config *cfg)
 {
     const wb_method *m = cfg->method;
-    if (!WB_HAS_FIELD(m, wb_method, validate) || !m->validate)
+    if (!m->validate)
         return 0;
     host_clear_error();
     if (m->validate(host_services(), cfg->values) == WB_OK)
@@ -327,7 +327,7 @@ static int resolve_aux(integrator *it)
 
 integrator *integrator_create(const method_config *cfg, model_instance *mi)
 {
-    if (method_config_validate(cfg) != 0 || integrator_check_compatible(cfg, mi) != 0)
+    if (integrator_check_compatible(cfg, mi) != 0)
         return NULL;
     integrator *it = calloc(1, sizeof *it);
     if (!it) {

@@ -59,9 +59,10 @@ typedef struct integrator {
  * else -1 with the reason in host_last_error(). */
 int integrator_check_compatible(const method_config *cfg, const model_instance *mi);
 
-/* Checks that `cfg` can integrate `mi` (required extensions, constraint
- * kinds), then creates the plugin instance.  NULL with a message naming
- * the method and the model otherwise. */
+/* Checks that `cfg` (already validated: method_config_validate runs
+ * whenever options are set) can integrate `mi` (required extensions,
+ * constraint kinds), then creates the plugin instance.  NULL with a message
+ * naming the method and the model otherwise. */
 integrator *integrator_create(const method_config *cfg, model_instance *mi);
 void integrator_destroy(integrator *it);
 

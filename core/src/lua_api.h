@@ -55,5 +55,7 @@ void lua_push_vector(lua_State *L, int n, const double *x);
 void lua_push_matrix(lua_State *L, int rows, int cols, const double *A);
 /* Raise the host's last error as a Lua error. */
 int lua_host_error(lua_State *L);
+/* luaL_error with printf formats (lua_pushfstring knows no %g). */
+int lua_raise_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

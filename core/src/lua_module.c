@@ -21,9 +21,7 @@ int lua_host_error(lua_State *L)
     return luaL_error(L, "%s", host_last_error());
 }
 
-/* luaL_error without lua_pushfstring's limits (it knows no %g). */
-static int raise_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int raise_error(lua_State *L, const char *fmt, ...)
+int lua_raise_error(lua_State *L, const char *fmt, ...)
 {
     char message[1024];
     va_list ap;
@@ -118,7 +116,7 @@ static long long step_count(lua_State *L, int idx, double t0, double h)
         lua_pop(L, 1);
         double steps = number_field(L, idx, "steps", 1, 0);
         if (steps < 0 || steps != floor(steps))
-            raise_error(L, "integrate: field 'steps' must be a whole number >= 0, got %g", steps);
+            lua_raise_error(L, "integrate: field 'steps' must be a whole number >= 0, got %g", steps);
         return (long long)steps;
     }
     lua_pop(L, 1);
@@ -129,7 +127,7 @@ static long long step_count(lua_State *L, int idx, double t0, double h)
     double n = (t_end - t0) / h;
     double rounded = nearbyint(n);
     if (n < -1e-9 || fabs(n - rounded) > 1e-9 * fmax(1.0, fabs(n)))
-        raise_error(L, "integrate: t_end - t0 = %g is not a whole number of steps of h = %g "
+        lua_raise_error(L, "integrate: t_end - t0 = %g is not a whole number of steps of h = %g "
                       "(%.6g steps); choose h and t_end accordingly or pass steps = N",
                    t_end - t0, h, n);
     return (long long)rounded;
@@ -183,7 +181,7 @@ static void read_run_options(lua_State *L, run_options *opt)
     opt->steps = step_count(L, 1, opt->t0, opt->h);
     double every = number_field(L, 1, "every", 0, 1.0);
     if (every < 1 || every != floor(every))
-        raise_error(L, "integrate: field 'every' must be a whole number >= 1, got %g", every);
+        lua_raise_error(L, "integrate: field 'every' must be a whole number >= 1, got %g", every);
     opt->every = (long long)every;
     int type = lua_getfield(L, 1, "progress");
     opt->progress = type == LUA_TNIL ? -1 : lua_toboolean(L, -1);

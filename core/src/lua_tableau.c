@@ -173,8 +173,8 @@ static int tableau_compose_call(lua_State *L)
     for (int i = 0; i < n; i++)
         sum += gamma[i];
     if (fabs(sum - 1.0) > 1e-12)
-        return luaL_error(L, "tableau.compose: the sub-step weights sum to %s, not 1",
-                          lua_pushfstring(L, "%f", sum));
+        return lua_raise_error(L, "tableau.compose: the sub-step weights sum to %.17g, not 1",
+                               sum);
     char name[128];
     snprintf(name, sizeof name, "%s", luaL_optstring(L, 3, ""));
     if (!name[0])

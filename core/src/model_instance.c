@@ -329,10 +329,7 @@ static int bind_mechanical(model_instance *mi)
          fb_potential_hessian, SLOT_HESSIAN);
     BIND(kinetic_gradient, EXT_FN(e, wb_mechanical_ext, kinetic_gradient),
          fb_kinetic_gradient, SLOT_KINETIC);
-    fd_levels *l = &mi->levels;
-    l->gradient = EXT_FN(e, wb_mechanical_ext, potential_gradient) ? 0 : 1;
-    l->hessian = EXT_FN(e, wb_mechanical_ext, potential_hessian) ? 0 : l->gradient + 1;
-    l->kinetic = EXT_FN(e, wb_mechanical_ext, kinetic_gradient) || mi->info.mass_constant ? 0 : 1;
+    mi->levels.gradient = EXT_FN(e, wb_mechanical_ext, potential_gradient) ? 0 : 1;
     if (mi->info.mass_constant) {
         const int n = mi->info.nq;
         mi->mass_factor = calloc((size_t)n * (n + 1), sizeof(double));
@@ -377,9 +374,6 @@ static int bind_holonomic(model_instance *mi)
     fd_levels *l = &mi->levels;
     l->jacobian = EXT_FN(e, wb_holonomic_ext, jacobian) ? 0 : 1;
     l->contract = EXT_FN(e, wb_holonomic_ext, hessian_contract) ? 0 : l->jacobian + 1;
-    l->hvector = EXT_FN(e, wb_holonomic_ext, hessian_vector) ? 0 : l->jacobian + 1;
-    l->third = EXT_FN(e, wb_holonomic_ext, third_contract) ||
-                       (e->flags & WB_HOLONOMIC_QUADRATIC) ? 0 : l->contract + 1;
     v->hidden_constraints.fn = fb_hidden_constraints;
     v->hidden_constraints.ctx = &mi->slots[SLOT_HIDDEN];
     v->index1_multiplier.fn = fb_index1_multiplier;
@@ -405,11 +399,7 @@ static int bind_nonholonomic(model_instance *mi)
          fb_nh_vv, SLOT_NH_VV);
     BIND(nh_hessian_qv_contract, EXT_FN(e, wb_nonholonomic_ext, hessian_qv_contract),
          fb_nh_qv, SLOT_NH_QV);
-    fd_levels *l = &mi->levels;
-    l->nh_jacobian_v = EXT_FN(e, wb_nonholonomic_ext, jacobian_v) ? 0 : 1;
-    l->nh_jacobian_q = EXT_FN(e, wb_nonholonomic_ext, jacobian_q) ? 0 : 1;
-    l->nh_vv = EXT_FN(e, wb_nonholonomic_ext, hessian_vv_contract) ? 0 : l->nh_jacobian_v + 1;
-    l->nh_qv = EXT_FN(e, wb_nonholonomic_ext, hessian_qv_contract) ? 0 : l->nh_jacobian_v + 1;
+    mi->levels.nh_jacobian_v = EXT_FN(e, wb_nonholonomic_ext, jacobian_v) ? 0 : 1;
     v->capabilities |= WB_CAP_NONHOLONOMIC;
     return 0;
 }
@@ -527,43 +517,39 @@ static int check_info(model_instance *mi)
     return 0;
 }
 
-/* The size of an extension struct in ABI 1.0: every field up to its last
- * 1.0 member may be read directly; members appended by later minor
- * versions are tested with WB_HAS_FIELD. */
-#define ABI_1_0_SIZE(type, last) (offsetof(type, last) + sizeof(((type *)0)->last))
-
-static int check_size(const char *model, const char *id, const void *ext, size_t needed)
-{
-    if (!ext || ((const wb_mechanical_ext *)ext)->struct_size >= needed)
-        return 0; /* struct_size is every extension's first member */
-    host_error("model '%s': extension %s declares struct_size %u, smaller than its ABI 1.0 "
-               "layout (%zu bytes)", model, id, ((const wb_mechanical_ext *)ext)->struct_size,
-               needed);
-    return -1;
-}
+/* Every member up to an extension's last ABI 1.0 member is read directly
+ * (members a later minor version appends will be tested with WB_HAS_FIELD
+ * where they are used), so a struct_size short of it is refused here. */
+#define EXT_TOO_SMALL(ext, type, last) ((ext) && !WB_HAS_FIELD(ext, type, last))
 
 static int check_extension_sizes(const model_instance *mi)
 {
-    const char *name = mi->plugin->entry->name;
     const model_extensions *e = &mi->ext;
-    return check_size(name, WB_EXT_MECHANICAL, e->mechanical,
-                      ABI_1_0_SIZE(wb_mechanical_ext, kinetic_gradient)) ||
-           check_size(name, WB_EXT_HOLONOMIC, e->holonomic,
-                      ABI_1_0_SIZE(wb_holonomic_ext, third_contract)) ||
-           check_size(name, WB_EXT_NONHOLONOMIC, e->nonholonomic,
-                      ABI_1_0_SIZE(wb_nonholonomic_ext, hessian_qv_contract)) ||
-           check_size(name, WB_EXT_INVARIANTS, e->invariants,
-                      ABI_1_0_SIZE(wb_invariants_ext, generator)) ||
-           check_size(name, WB_EXT_INITIAL_STATE, e->initial,
-                      ABI_1_0_SIZE(wb_initial_state_ext, initial)) ||
-           check_size(name, WB_EXT_LIE_GROUP, e->lie_group,
-                      ABI_1_0_SIZE(wb_lie_group_ext, dcayinv)) ||
-           check_size(name, WB_EXT_LIE_HAMILTONIAN, e->lie_hamiltonian,
-                      ABI_1_0_SIZE(wb_lie_hamiltonian_ext, vector_field)) ||
-           check_size(name, WB_EXT_POTENTIAL_INVARIANTS, e->potential_invariants,
-                      ABI_1_0_SIZE(wb_potential_invariants_ext, difference_quotient))
-               ? -1
-               : 0;
+    const struct {
+        const char *id;
+        int too_small;
+    } rows[] = {
+        {WB_EXT_MECHANICAL, EXT_TOO_SMALL(e->mechanical, wb_mechanical_ext, kinetic_gradient)},
+        {WB_EXT_HOLONOMIC, EXT_TOO_SMALL(e->holonomic, wb_holonomic_ext, third_contract)},
+        {WB_EXT_NONHOLONOMIC,
+         EXT_TOO_SMALL(e->nonholonomic, wb_nonholonomic_ext, hessian_qv_contract)},
+        {WB_EXT_INVARIANTS, EXT_TOO_SMALL(e->invariants, wb_invariants_ext, generator)},
+        {WB_EXT_INITIAL_STATE, EXT_TOO_SMALL(e->initial, wb_initial_state_ext, initial)},
+        {WB_EXT_LIE_GROUP, EXT_TOO_SMALL(e->lie_group, wb_lie_group_ext, dcayinv)},
+        {WB_EXT_LIE_HAMILTONIAN,
+         EXT_TOO_SMALL(e->lie_hamiltonian, wb_lie_hamiltonian_ext, vector_field)},
+        {WB_EXT_POTENTIAL_INVARIANTS, EXT_TOO_SMALL(e->potential_invariants,
+                                                    wb_potential_invariants_ext,
+                                                    difference_quotient)},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (rows[i].too_small) {
+            host_error("model '%s': extension %s declares a struct_size smaller than its "
+                       "ABI 1.0 layout (set struct_size = sizeof the struct)",
+                       mi->plugin->entry->name, rows[i].id);
+            return -1;
+        }
+    return 0;
 }
 
 static void query_extensions(model_instance *mi)

@@ -30,14 +30,16 @@ const double *model_instance_params(const model_instance *mi);
 const model_extensions *model_instance_extensions(const model_instance *mi);
 void *model_instance_self(const model_instance *mi);
 
-/* How many finite-difference levels deep each view function is: 0 when the
- * model provides it, else one more than the function it differentiates.
- * A central difference of a function that is itself a difference must take
- * a larger step: its noise is larger (see fd_step). */
+/* How many finite-difference levels deep the view functions that others
+ * are differentiated from are: 0 when the model provides one, else one more
+ * than the function it differentiates.  A central difference of a function
+ * that is itself a difference must take a larger step: its noise is larger
+ * (see fd_step).  The deepest is contract, at most 2. */
 typedef struct fd_levels {
-    int gradient, hessian, kinetic;
-    int jacobian, contract, hvector, third;
-    int nh_jacobian_v, nh_jacobian_q, nh_vv, nh_qv;
+    int gradient;      /* differentiated by the Hessian of V            */
+    int jacobian;      /* by the constraint Hessian contractions        */
+    int contract;      /* by the third-derivative contraction           */
+    int nh_jacobian_v; /* by the nonholonomic second-derivative contractions */
 } fd_levels;
 const fd_levels *model_instance_fd_levels(const model_instance *mi);
 

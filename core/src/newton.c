@@ -115,17 +115,15 @@ static int form_jacobian(const wb_host *host, wb_newton *ws,
     return status;
 }
 
-/* The ABI 1.0 layouts: a caller's structs must have at least these. */
-#define OPTIONS_1_0 (offsetof(wb_newton_options, fd_eps) + sizeof(double))
-#define REPORT_1_0 (offsetof(wb_newton_report, step_norm) + sizeof(double))
-
 int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
                  wb_jacobian_fn jacobian, void *user, double *x,
                  const wb_newton_options *opt, wb_step_stats *stats,
                  wb_newton_report *report)
 {
     const int n = ws->n;
-    if (opt->struct_size < OPTIONS_1_0 || (report && report->struct_size < REPORT_1_0)) {
+    /* a caller's structs must hold at least their ABI 1.0 members */
+    if (!WB_HAS_FIELD(opt, wb_newton_options, fd_eps) ||
+        (report && !WB_HAS_FIELD(report, wb_newton_report, step_norm))) {
         host->error(host, "newton_solve: wb_newton_options or wb_newton_report smaller than "
                           "its ABI 1.0 layout (set struct_size = sizeof)");
         return WB_ERR_INVALID;

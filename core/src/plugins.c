@@ -168,10 +168,10 @@ static int validate_method(const char *file, const wb_family *family,
         host_error("%s is NULL", where);
         return -1;
     }
-    if (m->struct_size < offsetof(wb_method, aux_values) + sizeof m->aux_values) {
+    if (!WB_HAS_FIELD(m, wb_method, validate)) {
         host_error("%s: wb_method struct_size %u is smaller than the ABI %d.0 layout (%zu)",
                    where, m->struct_size, WB_ABI_MAJOR,
-                   offsetof(wb_method, aux_values) + sizeof m->aux_values);
+                   offsetof(wb_method, validate) + sizeof m->validate);
         return -1;
     }
     if (!valid_identifier(m->name)) {
@@ -224,7 +224,7 @@ static int validate_method(const char *file, const wb_family *family,
 static int validate_family(const char *file, const wb_plugin_entry *e)
 {
     const wb_family *f = e->descriptor;
-    if (f->struct_size < offsetof(wb_family, n_methods) + sizeof f->n_methods) {
+    if (!WB_HAS_FIELD(f, wb_family, n_methods)) {
         host_error("plugin file '%s': wb_family struct_size %u is too small", file,
                    f->struct_size);
         return -1;
@@ -254,7 +254,7 @@ static int validate_family(const char *file, const wb_plugin_entry *e)
 static int validate_model(const char *file, const wb_plugin_entry *e)
 {
     const wb_model_class *c = e->descriptor;
-    if (c->struct_size < offsetof(wb_model_class, get_extension) + sizeof c->get_extension) {
+    if (!WB_HAS_FIELD(c, wb_model_class, get_extension)) {
         host_error("plugin file '%s': wb_model_class struct_size %u is too small", file,
                    c->struct_size);
         return -1;

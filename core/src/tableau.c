@@ -516,28 +516,38 @@ static const char *const explicit_names[] = {"euler", "explicit_midpoint", "heun
 
 const char *const *tableau_explicit_names(void) { return explicit_names; }
 
-/* "gauss3" -> family gauss, s = 3; also the aliases below.  *matched says
- * whether the name had that form (then any failure is already reported). */
-static const wb_tableau *family_by_suffix(const char *name, int *matched)
+static const struct {
+    const char *name, *family;
+    int s;
+} family_aliases[] = {{"implicit_midpoint", "gauss", 1}, {"trapezoidal", "lobatto_iiia", 2}};
+
+static int is_explicit_name(const char *name)
 {
-    *matched = 1;
-    if (strcmp(name, "implicit_midpoint") == 0)
-        return tableau_family("gauss", 1);
-    if (strcmp(name, "trapezoidal") == 0)
-        return tableau_family("lobatto_iiia", 2);
-    *matched = 0;
+    for (size_t i = 0; explicit_names[i]; i++)
+        if (strcmp(explicit_names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* "gauss3" -> family "gauss", s = 3, and the aliases.  0 when the name has
+ * neither form. */
+static int parse_family_name(const char *name, char family[64], int *s)
+{
+    for (size_t i = 0; i < sizeof family_aliases / sizeof family_aliases[0]; i++)
+        if (strcmp(name, family_aliases[i].name) == 0) {
+            strcpy(family, family_aliases[i].family);
+            *s = family_aliases[i].s;
+            return 1;
+        }
     size_t len = strlen(name), digits = 0;
     while (digits < len && name[len - 1 - digits] >= '0' && name[len - 1 - digits] <= '9')
         digits++;
-    char family[64];
-    if (digits == 0 || digits == len || digits > 3 || len - digits >= sizeof family)
-        return NULL;
+    if (digits == 0 || digits == len || digits > 3 || len - digits >= 64)
+        return 0;
     memcpy(family, name, len - digits);
     family[len - digits] = '\0';
-    if (family_index(family) < 0)
-        return NULL;
-    *matched = 1;
-    return tableau_family(family, atoi(name + len - digits));
+    *s = atoi(name + len - digits);
+    return family_index(family) >= 0;
 }
 
 static const wb_tableau *named_explicit(const char *name)
@@ -565,16 +575,16 @@ const wb_tableau *tableau_named(const char *name)
     const wb_tableau *found = registry_find(name);
     if (found)
         return found;
-    for (size_t i = 0; explicit_names[i]; i++)
-        if (strcmp(explicit_names[i], name) == 0)
-            return named_explicit(name);
-    int matched;
-    const wb_tableau *t = family_by_suffix(name, &matched);
-    if (!matched)
-        host_error("unknown tableau '%s' (named: euler, explicit_midpoint, heun, kutta3, "
-                   "rk4, rk38, implicit_midpoint, trapezoidal; generated: <family><s> "
-                   "such as gauss3 or lobatto_iiia_iiib2)", name);
-    return t;
+    if (is_explicit_name(name))
+        return named_explicit(name);
+    char family[64];
+    int s;
+    if (parse_family_name(name, family, &s))
+        return tableau_family(family, s);
+    host_error("unknown tableau '%s' (named: euler, explicit_midpoint, heun, kutta3, "
+               "rk4, rk38, implicit_midpoint, trapezoidal; generated: <family><s> "
+               "such as gauss3 or lobatto_iiia_iiib2)", name);
+    return NULL;
 }
 
 /* ---- user tableaux ---------------------------------------------------------- */
@@ -589,7 +599,8 @@ static int check_finite(const char *what, int count, const double *x)
     return 0;
 }
 
-static void warn_row_sums(const char *name, const char *which, int s,
+/* Append to `warning` (if any) which rows of c are not the row sums of a. */
+static void warn_row_sums(const char *name, const char *which_c, const char *which_a, int s,
                           const double *a, const double *c, char *warning, size_t size)
 {
     char rows[256] = "";
@@ -602,32 +613,19 @@ static void warn_row_sums(const char *name, const char *which, int s,
             used += (size_t)snprintf(rows + used, sizeof rows - used, "%s%d",
                                      used ? ", " : "", i + 1);
     }
-    if (!used)
+    if (!used || !warning || !size)
         return;
-    if (warning && size)
-        snprintf(warning, size, "tableau '%s': %s is not the row sums of its a in row(s) %s",
-                 name, which, rows);
-    else
-        host_warn("tableau '%s': %s is not the row sums of its a in row(s) %s", name, which,
-                  rows);
+    size_t have = strlen(warning);
+    snprintf(warning + have, size - have, "%stableau '%s': %s is not the row sums of %s in "
+             "row(s) %s", have ? "; " : "", name, which_c, which_a, rows);
 }
 
 /* Whether `name` is one the built-in tableaux answer to. */
 static int builtin_name(const char *name)
 {
-    for (size_t i = 0; explicit_names[i]; i++)
-        if (strcmp(explicit_names[i], name) == 0)
-            return 1;
-    if (strcmp(name, "implicit_midpoint") == 0 || strcmp(name, "trapezoidal") == 0)
-        return 1;
-    size_t len = strlen(name), digits = 0;
-    while (digits < len && name[len - 1 - digits] >= '0' && name[len - 1 - digits] <= '9')
-        digits++;
-    for (int i = 0; digits > 0 && family_names[i]; i++)
-        if (strlen(family_names[i]) == len - digits &&
-            strncmp(family_names[i], name, len - digits) == 0)
-            return 1;
-    return 0;
+    char family[64];
+    int s;
+    return is_explicit_name(name) || parse_family_name(name, family, &s);
 }
 
 const wb_tableau *tableau_create(const char *name, int s, const double *a,
@@ -671,7 +669,7 @@ const wb_tableau *tableau_create(const char *name, int s, const double *a,
     if (warning && warning_size)
         warning[0] = '\0';
     if (c)
-        warn_row_sums(name, "c", s, a, c, warning, warning_size);
+        warn_row_sums(name, "c", "a", s, a, c, warning, warning_size);
     if (pair) {
         double *ta2 = (double *)st->t.a2, *tb2 = (double *)st->t.b2, *tc2 = (double *)st->t.c2;
         memcpy(ta2, a2, (size_t)s * s * sizeof(double));
@@ -682,8 +680,8 @@ const wb_tableau *tableau_create(const char *name, int s, const double *a,
                 sum += a2[i * s + j];
             tc2[i] = c2 ? c2[i] : sum;
         }
-        if (c2 && !(warning && warning[0]))
-            warn_row_sums(name, "c2", s, a2, c2, warning, warning_size);
+        if (c2)
+            warn_row_sums(name, "c2", "a2", s, a2, c2, warning, warning_size);
     }
     return registry_add(st);
 }
@@ -955,9 +953,8 @@ static int legendre_D(int s, const double *a, const double *b, const double *c)
 
 /* Butcher's theorem: B(p), C(q), D(r) with p <= q + r + 1 and p <= 2q + 2
  * give order p; so min(p, q + r + 1, 2q + 2) bounds the order from below. */
-static int simplifying_bound(int s, const double *a, const double *b, const double *c)
+static int butcher_bound(int p, int q, int r)
 {
-    int p = legendre_B(s, b, c), q = legendre_C(s, a, c), r = legendre_D(s, a, b, c);
     int bound = p;
     if (q + r + 1 < bound)
         bound = q + r + 1;
@@ -966,19 +963,46 @@ static int simplifying_bound(int s, const double *a, const double *b, const doub
     return bound;
 }
 
+static int same_vector(int n, const double *x, const double *y)
+{
+    for (int i = 0; i < n; i++)
+        if (!(fabs(x[i] - y[i]) <= 1e-14 * fmax(1.0, fabs(x[i]))))
+            return 0;
+    return 1;
+}
+
+/* The simplifying assumptions' bound for a pair.  Butcher's reductions
+ * carry over to coloured trees when both matrices satisfy C(q) and D(r)
+ * with one quadrature (b, c), so the common q and r count; a pair without
+ * a common quadrature gets no bound (0).  The common q, r understate
+ * Lobatto IIIA-IIIB (2s - 3 for its 2s - 2); method_order's rounding to
+ * even for symmetric methods recovers it. */
+static int pair_bound(const wb_tableau *t)
+{
+    const int s = t->s;
+    if (!same_vector(s, t->b, t->b2) || !same_vector(s, t->c, t->c2))
+        return 0;
+    int q = legendre_C(s, t->a, t->c), q2 = legendre_C(s, t->a2, t->c);
+    int r = legendre_D(s, t->a, t->b, t->c), r2 = legendre_D(s, t->a2, t->b, t->c);
+    return butcher_bound(legendre_B(s, t->b, t->c), q < q2 ? q : q2, r < r2 ? r : r2);
+}
+
 /* The tree conditions up to 8 (6 for a pair); at that cap the order may be
- * higher, and the simplifying assumptions tell by how much. */
+ * higher, and the simplifying assumptions tell by how much.  Their bound is
+ * a lower bound, so an odd one of a symmetric method (whose order is even)
+ * rounds up. */
 static int method_order(const wb_tableau *t, int as_pair)
 {
     int cap = as_pair ? 6 : 8;
     int order = as_pair ? tableau_pair_order(t, 1e-10) : tableau_order(t, 1e-10);
     if (order < cap)
         return order;
-    int bound = simplifying_bound(t->s, t->a, t->b, t->c);
-    if (as_pair) {
-        int second = simplifying_bound(t->s, t->a2, t->b2, t->c2);
-        bound = second < bound ? second : bound;
-    }
+    int bound = as_pair ? pair_bound(t)
+                        : butcher_bound(legendre_B(t->s, t->b, t->c),
+                                        legendre_C(t->s, t->a, t->c),
+                                        legendre_D(t->s, t->a, t->b, t->c));
+    if (bound % 2 && tableau_symmetry_defect(t) <= 1e-12)
+        bound++;
     return bound > order ? bound : order;
 }
 

@@ -20,8 +20,9 @@ const char *const *tableau_explicit_names(void);
 
 /* Build from arrays (copied).  a2/b2/c2 may be NULL.  c may be NULL: then
  * the row sums of a are used.  Reports through host_error and returns NULL
- * on malformed input.  A c that differs from the row sums is accepted with
- * a warning naming the rows: written to `warning` (size > 0), else printed. */
+ * on malformed input.  A c (c2) that differs from the row sums of a (a2) is
+ * accepted with a warning naming the rows, written to `warning` (may be
+ * NULL: no warning wanted). */
 const wb_tableau *tableau_create(const char *name, int s, const double *a,
                                  const double *b, const double *c,
                                  const double *a2, const double *b2,

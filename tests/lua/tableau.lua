@@ -139,6 +139,23 @@ expect_error(function() wb.tableau{a = {{0, 0}, {1, 0}}, b = {1/2, 1/2}, a2 = {{
 local T, warning = wb.tableau{name = "odd_c", a = {{0, 0}, {1, 0}}, b = {1/2, 1/2}, c = {0, 0.9}}
 wb.check(T ~= nil and warning and warning:find("row(s) 2", 1, true),
          "c not the row sums: accepted with a warning naming the row", warning)
+local P, both = wb.tableau{name = "odd_pair", a = {{0, 0}, {1, 0}}, b = {1/2, 1/2},
+                           c = {0, 0.9}, a2 = {{0, 0}, {1, 0}}, c2 = {0.1, 1}}
+wb.check(P ~= nil and both and both:find("c is not the row sums of a in row(s) 2", 1, true)
+         and both:find("c2 is not the row sums of a2 in row(s) 1", 1, true),
+         "c and c2 both off: one warning names both", both)
+
+-- Orders beyond the tree conditions' cap come from B, C, D, rounded up to
+-- even for a symmetric method: the triple jump of Gauss s = 5 (order 10)
+-- has order 12; Lobatto IIIA-IIIB pairs (common q, r give only 2s - 3)
+-- keep their 2s - 2.
+wb.check(wb.tableau.triple_jump(wb.tableau.gauss(5)):order() == 12,
+         "triple jump of Gauss s = 5: order 12")
+for s = 5, 7 do
+  local pair = wb.tableau.named("lobatto_iiia_iiib" .. s)
+  wb.check(pair:order() == 2 * s - 2, "Lobatto IIIA-IIIB s = " .. s .. ": pair order " .. 2 * s - 2,
+           tostring(pair:order()))
+end
 
 local file = wb.output_path("gauss2.tab")
 wb.write_file("gauss2.tab", [[

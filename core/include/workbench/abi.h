@@ -17,6 +17,9 @@
  *     writer's struct is large enough to contain it.
  *   - Plugins never link against the host: everything the host offers
  *     comes through the wb_host service table (workbench/host.h).
+ *   - ABI 1.0 is the layout of the first release: every member in these
+ *     headers today is a 1.0 member, read without WB_HAS_FIELD once the
+ *     struct's 1.0 size has been checked.
  */
 #ifndef WORKBENCH_ABI_H
 #define WORKBENCH_ABI_H

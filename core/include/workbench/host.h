@@ -147,7 +147,9 @@ struct wb_host {
      * stats (may be NULL) receives iterations, residual and Jacobian
      * evaluations and linear solves; report (may be NULL) the final norms.
      * Returns WB_OK, WB_ERR_NEWTON (not converged in max_iter),
-     * WB_ERR_SINGULAR or WB_ERR_NONFINITE; x then holds the last iterate. */
+     * WB_ERR_SINGULAR or WB_ERR_NONFINITE; x then holds the last iterate.
+     * WB_ERR_INVALID when opt or report is smaller than its ABI 1.0
+     * layout (struct_size not set to sizeof). */
     wb_newton *(*newton_create)(const wb_host *host, int n);
     void (*newton_destroy)(const wb_host *host, wb_newton *ws);
     int (*newton_solve)(const wb_host *host, wb_newton *ws,
