@@ -49,17 +49,12 @@ int linalg_lu_solve(const wb_host *host, int n, int nrhs, const double *LU,
     if (n == 1) { /* dgetrs for 1x1 divides by U(1,1): bitwise the same */
         for (int k = 0; k < nrhs; k++)
             B[k] = B[k] / LU[0];
-        if (!vec_all_finite(nrhs, B)) {
-            host->error(host, "lu_solve: the solution is not finite (matrix nearly singular)");
-            return WB_ERR_NONFINITE;
+    } else {
+        lapack_int info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', n, nrhs, LU, n, ipiv, B, n);
+        if (info != 0) {
+            host->error(host, "lu_solve: LAPACK rejected argument %d", (int)-info);
+            return WB_ERR_INTERNAL;
         }
-        return WB_OK;
-    }
-    lapack_int info = LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'T', n, nrhs, LU,
-                                          n, ipiv, B, n);
-    if (info != 0) {
-        host->error(host, "lu_solve: LAPACK rejected argument %d", (int)-info);
-        return WB_ERR_INTERNAL;
     }
     if (!vec_all_finite(n * nrhs, B)) {
         host->error(host, "lu_solve: the solution is not finite (matrix nearly singular)");

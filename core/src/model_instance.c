@@ -251,9 +251,14 @@ static void fb_potential_discrete_gradient(void *ctx, const double *q0, const do
     } else {
         e->potentials(mi->self, pi0, v0, NULL);
         e->potentials(mi->self, pi1, v1, NULL);
+        int close = 0;
         for (int i = 0; i < k; i++)
-            mean[i] = 0.5 * (pi0[i] + pi1[i]);
-        e->potentials(mi->self, mean, NULL, slope);
+            close |= nearly_equal(pi0[i], pi1[i]);
+        if (close) { /* the quotient would cancel: V_i' at the mean instead */
+            for (int i = 0; i < k; i++)
+                mean[i] = 0.5 * (pi0[i] + pi1[i]);
+            e->potentials(mi->self, mean, NULL, slope);
+        }
         for (int i = 0; i < k; i++)
             quotient[i] = nearly_equal(pi0[i], pi1[i]) ? slope[i]
                                                        : (v1[i] - v0[i]) / (pi1[i] - pi0[i]);
@@ -271,6 +276,11 @@ static int bind_potential_invariants(model_instance *mi)
     if (!e->count || !e->invariants || !e->invariants_gradient || !e->potentials) {
         host_error("model '%s': extension %s must provide count, invariants, "
                    "invariants_gradient and potentials", v->name, WB_EXT_POTENTIAL_INVARIANTS);
+        return -1;
+    }
+    if (!mi->ext.mechanical) {
+        host_error("model '%s': %s writes the potential of %s, which the model does not "
+                   "provide", v->name, WB_EXT_POTENTIAL_INVARIANTS, WB_EXT_MECHANICAL);
         return -1;
     }
     int k = e->count(mi->self);
