@@ -55,7 +55,9 @@ typedef struct wb_tableau {
     const char *name;       /* e.g. "gauss3", "lobatto_iiia_iiib3", "rk4"   */
     /* Orders: from the rooted-tree conditions up to 8 (6 for a pair), and
      * beyond that the lower bound of Butcher's simplifying assumptions
-     * B(p), C(q), D(r): min(p, q + r + 1, 2 q + 2). */
+     * B(p), C(q), D(r): min(p, q + r + 1, 2 q + 2), rounded up to even for
+     * a symmetric method; for a pair only with one quadrature (b = b2,
+     * c = c2), with the q and r both matrices satisfy. */
     int order;              /* of the method: the pair, when it is one      */
     int order_first;        /* of (a, b, c) alone as a Runge-Kutta method   */
 } wb_tableau;
