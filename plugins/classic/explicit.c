@@ -8,6 +8,7 @@
  *   the host's index1_multiplier) without projection: the classical,
  *   non-structure-preserving baseline whose constraints drift. */
 #include "classic.h"
+#include "wb_mass.h"
 #include "wb_vec.h"
 
 #include <stdlib.h>
@@ -25,11 +26,10 @@ static int verlet_create(const wb_host *host, const wb_model *model,
                          const wb_option_value *opts, void **inst)
 {
     (void)opts;
-    if (!model->mass_constant) {
-        host->error(host, "Stormer-Verlet is explicit only for a constant mass matrix; model '%s' "
-                    "has a configuration-dependent one", model->name);
-        return WB_ERR_INVALID;
-    }
+    /* with M(q), dT/dq enters the half kick, which becomes implicit */
+    int status = wb_require_constant_mass(host, model, "Stormer-Verlet");
+    if (status != WB_OK)
+        return status;
     verlet *v = calloc(1, sizeof *v);
     double *block = calloc(4 * (size_t)model->nq, sizeof(double));
     if (!v || !block) {

@@ -11,6 +11,8 @@
  * positions are SHAKE's, the velocity constraint is not imposed (it holds
  * to O(h^2) only). */
 #include "classic.h"
+#include "wb_array.h"
+#include "wb_mass.h"
 #include "wb_vec.h"
 
 #include <stdlib.h>
@@ -70,11 +72,9 @@ static void destroy(void *inst)
 static int create_common(const wb_host *host, const wb_model *model,
                          const wb_option_value *opts, void **inst, int project_velocity)
 {
-    if (!model->mass_constant) {
-        host->error(host, "%s needs a constant mass matrix; model '%s' has a configuration-"
-                    "dependent one", project_velocity ? "RATTLE" : "SHAKE", model->name);
-        return WB_ERR_INVALID;
-    }
+    int status = wb_require_constant_mass(host, model, project_velocity ? "RATTLE" : "SHAKE");
+    if (status != WB_OK)
+        return status;
     rattle *r = calloc(1, sizeof *r);
     if (!r) {
         host->error(host, "rattle: out of memory");
@@ -282,13 +282,13 @@ const wb_method classic_shake = {
     .name = "shake",
     .doc = "SHAKE as a one-step method: positions on the constraint, mu = lambda",
     .options = options,
-    .n_options = sizeof options / sizeof options[0],
+    .n_options = WB_ARRAY_COUNT(options),
     .requires = requires,
     .handles = WB_HANDLES_HOLONOMIC,
     .order_doc = "2",
     .property_flags = WB_PROP_POSITION_CONSTRAINT,
     .aux = shake_aux,
-    .n_aux = 1,
+    .n_aux = WB_ARRAY_COUNT(shake_aux),
     .describe = describe_shake,
     .create = create_shake,
     .destroy = destroy,
@@ -302,14 +302,14 @@ const wb_method classic_rattle = {
     .name = "rattle",
     .doc = "RATTLE: symplectic, symmetric, order 2, g = 0 and G M^-1 p = 0 at the nodes",
     .options = options,
-    .n_options = sizeof options / sizeof options[0],
+    .n_options = WB_ARRAY_COUNT(options),
     .requires = requires,
     .handles = WB_HANDLES_HOLONOMIC,
     .order_doc = "2",
     .property_flags = WB_PROP_SYMPLECTIC | WB_PROP_SYMMETRIC | WB_PROP_MOMENTUM_CONSERVING |
                       WB_PROP_POSITION_CONSTRAINT | WB_PROP_VELOCITY_CONSTRAINT,
     .aux = rattle_aux,
-    .n_aux = 2,
+    .n_aux = WB_ARRAY_COUNT(rattle_aux),
     .describe = describe_rattle,
     .create = create_rattle,
     .destroy = destroy,

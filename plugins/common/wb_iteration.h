@@ -12,13 +12,18 @@
 #include <math.h>
 
 /* The iteration has converged when the last increment `norm` (max norm):
- *   - is zero, or at most `tol` (when the caller set one), or
+ *   - is at most `tol` (when the caller set one), or below the resolution
+ *     of the largest unknown, `scale` (max norm of the unknowns), or
+ *     exactly zero, or
  *   - did not decrease (norm >= previous) while being within 1000 ulps of
- *     the unknowns' size `scale` (round-off level). */
+ *     `scale` (round-off level).
+ * The resolution test matters when an unknown is exactly zero in the
+ * solution (a velocity component by symmetry): it can keep absorbing ever
+ * smaller increments of 1e-18 that never stop decreasing. */
 static inline int wb_iteration_settled(int iteration, double norm, double previous,
                                        double tol, double scale)
 {
-    if (norm == 0.0 || norm <= tol)
+    if (norm <= tol || norm <= DBL_EPSILON * scale)
         return 1;
     return iteration > 0 && norm >= previous && norm <= 1e3 * DBL_EPSILON * (1.0 + scale);
 }

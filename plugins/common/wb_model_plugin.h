@@ -15,6 +15,8 @@
 
 #include <workbench/workbench.h>
 
+#include "wb_array.h"
+
 #include <string.h>
 
 typedef struct wb_extension_entry {
@@ -30,8 +32,6 @@ static inline const void *wb_find_extension(const wb_extension_entry *table, siz
             return table[i].extension;
     return NULL;
 }
-
-#define WB_ARRAY_COUNT(array) (sizeof(array) / sizeof((array)[0]))
 
 /* PARAMS is a wb_param_spec array, or NULL for a model without parameters. */
 #define WB_MODEL_PLUGIN(NAME, DOC, DESCRIPTION, PARAMS, CREATE, DESTROY, EXTENSIONS)          \

@@ -35,6 +35,18 @@ static inline double vec_max_abs(int n, const double *x)
     return m;
 }
 
+/* max_i |a_i - b_i|, keeping a NaN as vec_max_abs does */
+static inline double vec_max_abs_diff(int n, const double *a, const double *b)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++) {
+        const double d = fabs(a[i] - b[i]);
+        if (isnan(d) || d > m)
+            m = d;
+    }
+    return m;
+}
+
 static inline int vec_all_finite(int n, const double *x)
 {
     for (int i = 0; i < n; i++)
@@ -62,6 +74,55 @@ static inline void mat_t_vec(int r, int c, const double *A, const double *x, dou
         y[j] = 0;
     for (int i = 0; i < r; i++)
         vec_axpy(c, x[i], A + (size_t)i * c, y);
+}
+
+/* C = A B for an r x k A and a k x c B (C r x c, distinct from both).
+ * Zeros of A are skipped: a mass matrix's inverse is often diagonal. */
+static inline void mat_mul(int r, int k, int c, const double *A, const double *B, double *C)
+{
+    for (int i = 0; i < r; i++) {
+        double *row = C + (size_t)i * c;
+        for (int j = 0; j < c; j++)
+            row[j] = 0;
+        for (int e = 0; e < k; e++) {
+            const double a = A[(size_t)i * k + e];
+            if (a != 0.0)
+                vec_axpy(c, a, B + (size_t)e * c, row);
+        }
+    }
+}
+
+/* C = A B^T for an r x k A and a c x k B (C r x c, distinct from both) */
+static inline void mat_mul_bt(int r, int k, int c, const double *A, const double *B, double *C)
+{
+    for (int i = 0; i < r; i++)
+        for (int j = 0; j < c; j++)
+            C[(size_t)i * c + j] = vec_dot(k, A + (size_t)i * k, B + (size_t)j * k);
+}
+
+/* Blocks of an N-column row-major J, from row r0 and column c0 on:
+ * J += s A for a rows x cols A ... */
+static inline void mat_block_add(double *J, int N, int r0, int c0, int rows, int cols,
+                                 const double *A, double s)
+{
+    for (int i = 0; i < rows; i++)
+        vec_axpy(cols, s, A + (size_t)i * cols, J + (size_t)(r0 + i) * N + c0);
+}
+
+/* ... J += s A^T for a cols x rows A ... */
+static inline void mat_block_add_t(double *J, int N, int r0, int c0, int rows, int cols,
+                                   const double *A, double s)
+{
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            J[(size_t)(r0 + i) * N + c0 + j] += s * A[(size_t)j * rows + i];
+}
+
+/* ... J += s I for an n x n I. */
+static inline void mat_block_add_identity(double *J, int N, int r0, int c0, int n, double s)
+{
+    for (int i = 0; i < n; i++)
+        J[(size_t)(r0 + i) * N + c0 + i] += s;
 }
 
 #endif

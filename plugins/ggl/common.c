@@ -1,7 +1,10 @@
 /* What the four GGL methods share: the instance, the unknown layout, the
- * Newton step with its initial guess, the aux unknowns, dense helpers and
- * the discrete gradients of V. */
+ * Newton step with its initial guess, the aux unknowns and the discrete
+ * gradients of V. */
 #include "ggl.h"
+#include "wb_array.h"
+#include "wb_fd.h"
+#include "wb_mass.h"
 #include "wb_vec.h"
 
 #include <float.h>
@@ -9,68 +12,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- dense helpers ------------------------------------------------------------ */
-
-void ggl_mat_mul(int n, const double *A, const double *B, double *C)
-{
-    for (int i = 0; i < n; i++) {
-        double *row = C + (size_t)i * n;
-        for (int j = 0; j < n; j++)
-            row[j] = 0;
-        for (int k = 0; k < n; k++) {
-            const double a = A[(size_t)i * n + k];
-            if (a != 0.0)
-                vec_axpy(n, a, B + (size_t)k * n, row);
-        }
-    }
-}
-
-void ggl_minv_gt(const ggl *g, const double *G, double *X)
-{
-    const int n = g->n, m = g->m;
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < m; k++)
-            X[(size_t)i * m + k] = vec_dot(n, g->Minv + (size_t)i * n, G + (size_t)k * n);
-}
-
-void ggl_block(double *J, int N, int r0, int c0, int rows, int cols, const double *A, double s)
-{
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++)
-            J[(size_t)(r0 + i) * N + c0 + j] += s * A[(size_t)i * cols + j];
-}
-
-void ggl_block_t(double *J, int N, int r0, int c0, int rows, int cols, const double *A,
-                 double s)
-{
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++)
-            J[(size_t)(r0 + i) * N + c0 + j] += s * A[(size_t)j * rows + i];
-}
-
-void ggl_block_identity(double *J, int N, int r0, int c0, int n, double s)
-{
-    for (int i = 0; i < n; i++)
-        J[(size_t)(r0 + i) * N + c0 + i] += s;
-}
-
 /* ---- discrete gradients of V ------------------------------------------------------ */
+
+void ggl_discrete_gradient_start(ggl *g)
+{
+    if (g->gradient == GGL_DG_GONZALEZ)
+        g->v0 = wb_potential(g->model, g->q0);
+}
 
 /* Gonzalez (1996): DG = grad V(qm) + c dq, c = [V1 - V0 - grad V(qm).dq] / |dq|^2.
  * The bracket is O(|dq|^3) and vanishes for V of degree <= 2 (then DG is the
  * midpoint gradient); below its own round-off level it is taken as zero, or
  * c would be noise amplified by 1/|dq|^2 at small steps.  Returns c (0 when
  * cut) and leaves qm in g->dq, grad V(qm) in g->da, dq in g->db. */
-static double gonzalez_coefficient(ggl *g, const double *q0, const double *q1)
+static double gonzalez_coefficient(ggl *g, const double *q1)
 {
     const int n = g->n;
+    const double *q0 = g->q0;
     double *qm = g->dq, *gm = g->da, *dq = g->db;
     for (int i = 0; i < n; i++) {
         qm[i] = 0.5 * (q0[i] + q1[i]);
         dq[i] = q1[i] - q0[i];
     }
     wb_potential_gradient(g->model, qm, gm);
-    const double v0 = wb_potential(g->model, q0), v1 = wb_potential(g->model, q1);
+    const double v0 = g->v0, v1 = wb_potential(g->model, q1);
     double slope = 0, size = 0, dq2 = vec_dot(n, dq, dq);
     for (int i = 0; i < n; i++) {
         slope += gm[i] * dq[i];
@@ -83,13 +48,13 @@ static double gonzalez_coefficient(ggl *g, const double *q0, const double *q1)
     return bracket / dq2;
 }
 
-void ggl_discrete_gradient(ggl *g, const double *q0, const double *q1, double *dg)
+void ggl_discrete_gradient(ggl *g, const double *q1, double *dg)
 {
     if (g->gradient == GGL_DG_GREENSPAN) {
-        WB_CALL(g->model, potential_discrete_gradient, q0, q1, dg);
+        wb_potential_discrete_gradient(g->model, g->q0, q1, dg);
         return;
     }
-    const double c = gonzalez_coefficient(g, q0, q1);
+    const double c = gonzalez_coefficient(g, q1);
     for (int i = 0; i < g->n; i++)
         dg[i] = g->da[i] + c * g->db[i];
 }
@@ -97,10 +62,10 @@ void ggl_discrete_gradient(ggl *g, const double *q0, const double *q1, double *d
 /* d DG / d q1 of Gonzalez's form:
  *   1/2 H(qm) + c I + dq (x) grad c,
  *   grad c = [grad V(q1) - grad V(qm) - 1/2 H(qm) dq] / |dq|^2 - 2 c dq / |dq|^2. */
-static void gonzalez_jacobian(ggl *g, const double *q0, const double *q1, double *J)
+static void gonzalez_jacobian(ggl *g, const double *q1, double *J)
 {
     const int n = g->n;
-    const double c = gonzalez_coefficient(g, q0, q1);
+    const double c = gonzalez_coefficient(g, q1);
     wb_potential_hessian(g->model, g->dq, g->dH);
     for (int e = 0; e < n * n; e++)
         J[e] = 0.5 * g->dH[e];
@@ -119,31 +84,20 @@ static void gonzalez_jacobian(ggl *g, const double *q0, const double *q1, double
     }
 }
 
-/* The view exposes Greenspan's discrete gradient but not its derivative:
- * central differences in q1 (2n evaluations, relative accuracy ~1e-10). */
-static void greenspan_jacobian(ggl *g, const double *q0, const double *q1, double *J)
+static void greenspan_at(void *ctx, const double *q1, double *dg)
 {
-    const int n = g->n;
-    double *x = g->dq, *plus = g->da, *minus = g->db;
-    vec_copy(n, q1, x);
-    for (int j = 0; j < n; j++) {
-        const double step = 6e-6 * fmax(1.0, fabs(q1[j]));
-        x[j] = q1[j] + step;
-        WB_CALL(g->model, potential_discrete_gradient, q0, x, plus);
-        x[j] = q1[j] - step;
-        WB_CALL(g->model, potential_discrete_gradient, q0, x, minus);
-        x[j] = q1[j];
-        for (int i = 0; i < n; i++)
-            J[(size_t)i * n + j] = (plus[i] - minus[i]) / (2 * step);
-    }
+    const ggl *g = ctx;
+    wb_potential_discrete_gradient(g->model, g->q0, q1, dg);
 }
 
-void ggl_discrete_gradient_jacobian(ggl *g, const double *q0, const double *q1, double *J)
+/* The view exposes Greenspan's discrete gradient but not its derivative:
+ * central differences in q1 (2n evaluations, relative accuracy ~1e-10). */
+void ggl_discrete_gradient_jacobian(ggl *g, const double *q1, double *J)
 {
     if (g->gradient == GGL_DG_GREENSPAN)
-        greenspan_jacobian(g, q0, q1, J);
+        wb_central_jacobian(greenspan_at, g, g->n, g->n, q1, g->fd, J);
     else
-        gonzalez_jacobian(g, q0, q1, J);
+        gonzalez_jacobian(g, q1, J);
 }
 
 /* ---- instance ---------------------------------------------------------------------- */
@@ -198,9 +152,9 @@ static int allocate(ggl *g)
         {&g->t2, n},      {&g->t3, n},      {&g->Ga, m * n},  {&g->Gb, m * n},
         {&g->Bm, m * n},  {&g->MGt, m * n}, {&g->Ta, n * n},  {&g->Tb, n * n},
         {&g->K, n * n},   {&g->N1, n * n},  {&g->N2, n * n},  {&g->dq, n},
-        {&g->da, n},      {&g->db, n},      {&g->dH, n * n},
+        {&g->da, n},      {&g->db, n},      {&g->dH, n * n},  {&g->fd, 3 * n},
     };
-    const size_t count = sizeof parts / sizeof parts[0];
+    const size_t count = WB_ARRAY_COUNT(parts);
     size_t total = 0;
     for (size_t i = 0; i < count; i++)
         total += parts[i].count;
@@ -217,26 +171,17 @@ static int allocate(ggl *g)
 /* M and M^-1 once: the mass matrix is constant. */
 static void mass_matrices(ggl *g)
 {
-    const int n = g->n;
-    wb_mass(g->model, g->x, g->M); /* any q: M is constant */
-    for (int j = 0; j < n; j++) {
-        for (int i = 0; i < n; i++)
-            g->t1[i] = (i == j);
-        wb_mass_solve(g->model, g->x, g->t1, g->t2);
-        for (int i = 0; i < n; i++)
-            g->Minv[(size_t)i * n + j] = g->t2[i];
-    }
+    wb_mass(g->model, g->x, g->M); /* any q will do */
+    wb_constant_inverse_mass(g->model, g->saved, g->Minv); /* saved: 2n, free until a step */
 }
 
 int ggl_create(const wb_host *host, const wb_model *model, const ggl_scheme *scheme,
                const ggl *proto, void **inst)
 {
-    if (!model->mass_constant) {
-        host->error(host, "%s needs a constant mass matrix (the GGL integrators of "
-                    "Kinon-Betsch-Schneider assume one); model '%s' has a "
-                    "configuration-dependent one", scheme->label, model->name);
-        return WB_ERR_INVALID;
-    }
+    /* as the paper: its discrete Legendre maps and energy schemes use a constant M */
+    int status = wb_require_constant_mass(host, model, scheme->label);
+    if (status != WB_OK)
+        return status;
     ggl *g = malloc(sizeof *g);
     if (!g) {
         host->error(host, "%s: out of memory", scheme->label);

@@ -46,7 +46,7 @@ static int em_residual(void *user, const double *x, double *r)
     const double *q1 = x + g->off_q, *p1 = x + g->off_p, *lam = x + g->off_l;
     double *r1 = r, *r2 = r + n, *r3 = r + 2 * n, *r4 = r3 + m;
     em_points(g, x);
-    ggl_discrete_gradient(g, g->q0, q1, g->u);
+    ggl_discrete_gradient(g, q1, g->u);
     mat_t_vec(m, n, g->Ga, lam, g->t2);                 /* G(q_m)^T lambda */
     for (int i = 0; i < n; i++) {
         r1[i] = q1[i] - g->q0[i] - h * g->w[i];
@@ -86,35 +86,35 @@ static int em_jacobian(void *user, const double *x, double *J)
     const double *q1 = x + g->off_q, *p1 = x + g->off_p, *lam = x + g->off_l;
     memset(J, 0, (size_t)N * N * sizeof(double));
     em_points(g, x);
-    ggl_discrete_gradient_jacobian(g, g->q0, q1, g->K);
+    ggl_discrete_gradient_jacobian(g, q1, g->K);
     wb_constraint_hessian_contract(g->model, g->qa, lam, g->Tb);     /* T(q_m; lambda) */
 
-    ggl_block_identity(J, N, R1, Q, n, 1.0);
-    ggl_block(J, N, R1, P, n, n, g->Minv, -0.5 * h);
+    mat_block_add_identity(J, N, R1, Q, n, 1.0);
+    mat_block_add(J, N, R1, P, n, n, g->Minv, -0.5 * h);
 
-    ggl_block(J, N, R2, Q, n, n, g->K, h);
-    ggl_block(J, N, R2, Q, n, n, g->Tb, 0.5 * h);
-    ggl_block_identity(J, N, R2, P, n, 1.0);
-    ggl_block_t(J, N, R2, L, n, m, g->Ga, h);
+    mat_block_add(J, N, R2, Q, n, n, g->K, h);
+    mat_block_add(J, N, R2, Q, n, n, g->Tb, 0.5 * h);
+    mat_block_add_identity(J, N, R2, P, n, 1.0);
+    mat_block_add_t(J, N, R2, L, n, m, g->Ga, h);
 
-    ggl_block(J, N, R3, Q, m, n, g->Gb, 1.0);
+    mat_block_add(J, N, R3, Q, m, n, g->Gb, 1.0);
     if (C < 0)
         return WB_OK;
 
-    ggl_mat_mul(n, g->Minv, g->Ta, g->N1);                          /* M^-1 T_gamma */
-    ggl_mat_mul(n, g->Ta, g->Minv, g->N2);                          /* T_gamma M^-1 */
-    ggl_minv_gt(g, g->Ga, g->MGt);                                  /* M^-1 G(q_m)^T */
+    mat_mul(n, n, n, g->Minv, g->Ta, g->N1);                        /* M^-1 T_gamma */
+    mat_mul(n, n, n, g->Ta, g->Minv, g->N2);                        /* T_gamma M^-1 */
+    mat_mul_bt(n, n, m, g->Minv, g->Ga, g->MGt);                    /* M^-1 G(q_m)^T */
     wb_constraint_hessian_vector(g->model, g->qa, g->w, g->Bm);     /* B(q_m; M^-1 p_m) */
-    ggl_block(J, N, R1, Q, n, n, g->N1, -0.5 * h);
-    ggl_block(J, N, R1, C, n, m, g->MGt, -h);
-    ggl_block(J, N, R2, P, n, n, g->N2, 0.5 * h);
-    ggl_block_t(J, N, R2, C, n, m, g->Bm, h);
+    mat_block_add(J, N, R1, Q, n, n, g->N1, -0.5 * h);
+    mat_block_add(J, N, R1, C, n, m, g->MGt, -h);
+    mat_block_add(J, N, R2, P, n, n, g->N2, 0.5 * h);
+    mat_block_add_t(J, N, R2, C, n, m, g->Bm, h);
 
     mat_vec(n, n, g->Minv, p1, g->t1);
     wb_constraint_hessian_vector(g->model, q1, g->t1, g->Bm);       /* B(q1; M^-1 p1) */
-    ggl_minv_gt(g, g->Gb, g->MGt);                                  /* M^-1 G(q1)^T */
-    ggl_block(J, N, R4, Q, m, n, g->Bm, 1.0);
-    ggl_block_t(J, N, R4, P, m, n, g->MGt, 1.0);                    /* G(q1) M^-1 */
+    mat_mul_bt(n, n, m, g->Minv, g->Gb, g->MGt);                    /* M^-1 G(q1)^T */
+    mat_block_add(J, N, R4, Q, m, n, g->Bm, 1.0);
+    mat_block_add_t(J, N, R4, P, m, n, g->MGt, 1.0);                /* G(q1) M^-1 */
     return WB_OK;
 }
 
@@ -124,6 +124,7 @@ const ggl_scheme ggl_em_scheme = {
     .has_gamma = 1,
     .residual = em_residual,
     .jacobian = em_jacobian,
+    .start_values = ggl_discrete_gradient_start,
 };
 
 const ggl_scheme ggl_em_gonzalez_scheme = {
@@ -132,4 +133,5 @@ const ggl_scheme ggl_em_gonzalez_scheme = {
     .has_gamma = 0,
     .residual = em_residual,
     .jacobian = em_jacobian,
+    .start_values = ggl_discrete_gradient_start,
 };

@@ -67,11 +67,13 @@ struct ggl {
     double *M, *Minv;
     /* values at q0 (start_values) */
     double *grad0, *G0, *g0;
+    double v0;                /* V(q0), for Gonzalez's discrete gradient   */
     /* work memory (no allocation per step) */
     double *qa, *w, *u, *t1, *t2, *t3;        /* n each                    */
     double *Ga, *Gb, *Bm, *MGt;               /* m x n each (MGt: n x m)   */
     double *Ta, *Tb, *K, *N1, *N2;            /* n x n each                */
     double *dq, *da, *db, *dH;                /* discrete gradient: n, n, n, n x n */
+    double *fd;                               /* its central differences: 3 n */
 };
 
 /* ---- the schemes (vi.c, em.c) --------------------------------------------- */
@@ -97,21 +99,11 @@ int ggl_step(void *inst, double t, double h, const double *q0, const double *p0,
              double *p1, wb_step_stats *stats);
 void ggl_aux_values(const void *inst, double *out);
 
-/* C = A B, all n x n. */
-void ggl_mat_mul(int n, const double *A, const double *B, double *C);
-/* X = Minv G^T (n x m, row-major) for an m x n G. */
-void ggl_minv_gt(const ggl *g, const double *G, double *X);
-
-/* Jacobian blocks of an N x N row-major J, at rows r0.., columns c0..:
- * add s A (A rows x cols), s A^T (A cols x rows), s I (n x n). */
-void ggl_block(double *J, int N, int r0, int c0, int rows, int cols, const double *A, double s);
-void ggl_block_t(double *J, int N, int r0, int c0, int rows, int cols, const double *A,
-                 double s);
-void ggl_block_identity(double *J, int N, int r0, int c0, int n, double s);
-
-/* Discrete gradient of V between q0 and q1 (dg, n values) and its
- * derivative with respect to q1 (n x n), per g->gradient. */
-void ggl_discrete_gradient(ggl *g, const double *q0, const double *q1, double *dg);
-void ggl_discrete_gradient_jacobian(ggl *g, const double *q0, const double *q1, double *J);
+/* Discrete gradient of V between the step's q0 and q1 (dg, n values) and
+ * its derivative with respect to q1 (n x n), per g->gradient; the start
+ * values they use, once per step (a ggl_scheme's start_values). */
+void ggl_discrete_gradient(ggl *g, const double *q1, double *dg);
+void ggl_discrete_gradient_jacobian(ggl *g, const double *q1, double *J);
+void ggl_discrete_gradient_start(ggl *g);
 
 #endif

@@ -1,11 +1,19 @@
 /* The four methods of the `ggl` family: options, claimed properties, and
  * the checks that refuse option sets whose Newton matrix is singular. */
 #include "ggl.h"
+#include "wb_integrator_plugin.h"
 
 #include <float.h>
 #include <string.h>
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL};
+
+/* The part of a method's description every GGL method shares: one
+ * instance type and step (common.c), holonomic models only. */
+#define GGL_METHOD_COMMON                                                                   \
+    .struct_size = sizeof(wb_method), .requires = requires,                                 \
+    .handles = WB_HANDLES_HOLONOMIC, .destroy = ggl_destroy, .reset = ggl_reset,            \
+    .step = ggl_step, .aux_values = ggl_aux_values
 
 /* Options every method has, first in every option list. */
 enum { OPT_TOL, OPT_MAX_ITER, OPT_CONVERGENCE, OPT_GUESS, OPT_COMMON };
@@ -64,24 +72,18 @@ static int create_vi_s(const wb_host *host, const wb_model *model, const wb_opti
 }
 
 const wb_method ggl_vi_s = {
-    .struct_size = sizeof(wb_method),
+    GGL_METHOD_COMMON,
     .name = "vi_s",
     .doc = "VI-S: first-order GGL variational integrator (constrained symplectic Euler, eq. 55)",
     .options = vi_s_options,
-    .n_options = sizeof vi_s_options / sizeof vi_s_options[0],
-    .requires = requires,
-    .handles = WB_HANDLES_HOLONOMIC,
+    .n_options = WB_ARRAY_COUNT(vi_s_options),
     .order_doc = "1",
     .property_flags = WB_PROP_SYMPLECTIC | WB_PROP_MOMENTUM_CONSERVING |
                       WB_PROP_POSITION_CONSTRAINT,
     .aux = vi_aux,
-    .n_aux = 3,
+    .n_aux = WB_ARRAY_COUNT(vi_aux),
     .describe = describe_vi_s,
     .create = create_vi_s,
-    .destroy = ggl_destroy,
-    .reset = ggl_reset,
-    .step = ggl_step,
-    .aux_values = ggl_aux_values,
 };
 
 /* ---- vi_theta ----------------------------------------------------------------------- */
@@ -206,24 +208,18 @@ static int create_vi_theta(const wb_host *host, const wb_model *model,
 }
 
 const wb_method ggl_vi_theta = {
-    .struct_size = sizeof(wb_method),
+    GGL_METHOD_COMMON,
     .name = "vi_theta",
     .doc = "one-stage GGL variational integrators: VI-A = (theta 1/2, intermediate), "
            "VI-B = (theta 1, trapezoidal, vartheta 1/2)",
     .options = vi_theta_options,
-    .n_options = sizeof vi_theta_options / sizeof vi_theta_options[0],
-    .requires = requires,
-    .handles = WB_HANDLES_HOLONOMIC,
+    .n_options = WB_ARRAY_COUNT(vi_theta_options),
     .order_doc = "2 for theta = 1/2 (and vartheta = 1/2 with option B), else 1",
     .property_flags = WB_PROP_SYMPLECTIC | WB_PROP_SYMMETRIC | WB_PROP_MOMENTUM_CONSERVING,
     .aux = vi_aux,
-    .n_aux = 3,
+    .n_aux = WB_ARRAY_COUNT(vi_aux),
     .describe = describe_vi_theta,
     .create = create_vi_theta,
-    .destroy = ggl_destroy,
-    .reset = ggl_reset,
-    .step = ggl_step,
-    .aux_values = ggl_aux_values,
     .validate = validate_vi_theta,
 };
 
@@ -238,16 +234,12 @@ static const wb_option_spec em_options[] = {
      "claimed for 'greenspan' only, since 'auto' may fall back to Gonzalez's"},
 };
 
+/* EM-G carries lambda alone: the first entry */
 static const wb_aux_spec em_aux[] = {
     {"lambda", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
      "multiplier of g (acts through G(q_m) at the midpoint)"},
     {"gamma", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
      "multiplier of the velocity constraint (zero for the exact flow)"},
-};
-
-static const wb_aux_spec em_gonzalez_aux[] = {
-    {"lambda", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
-     "multiplier of g (acts through G(q_m) at the midpoint)"},
 };
 
 /* Momentum maps are conserved when DG V is orthogonal to the symmetry
@@ -264,20 +256,24 @@ static uint32_t em_flags(const wb_option_value *opts)
     return flags;
 }
 
-static int describe_em(const wb_option_value *opts, wb_method_props *out)
+/* EM imposes G M^-1 p = 0 at the nodes, EM-G does not. */
+static int describe_energy_momentum(const wb_option_value *opts, int velocity_constraint,
+                                    wb_method_props *out)
 {
     out->order = 2;
     out->multiplier_order = 1;
-    out->flags = em_flags(opts) | WB_PROP_VELOCITY_CONSTRAINT;
+    out->flags = em_flags(opts) | (velocity_constraint ? WB_PROP_VELOCITY_CONSTRAINT : 0u);
     return WB_OK;
+}
+
+static int describe_em(const wb_option_value *opts, wb_method_props *out)
+{
+    return describe_energy_momentum(opts, 1, out);
 }
 
 static int describe_em_gonzalez(const wb_option_value *opts, wb_method_props *out)
 {
-    out->order = 2;
-    out->multiplier_order = 1;
-    out->flags = em_flags(opts);
-    return WB_OK;
+    return describe_energy_momentum(opts, 0, out);
 }
 
 static int create_em_common(const wb_host *host, const wb_model *model,
@@ -318,67 +314,40 @@ static int create_em_gonzalez(const wb_host *host, const wb_model *model,
 }
 
 const wb_method ggl_em = {
-    .struct_size = sizeof(wb_method),
+    GGL_METHOD_COMMON,
     .name = "em",
     .doc = "EM: GGL energy-momentum scheme (eq. 84), g and G M^-1 p exact at the nodes",
     .options = em_options,
-    .n_options = sizeof em_options / sizeof em_options[0],
-    .requires = requires,
-    .handles = WB_HANDLES_HOLONOMIC,
+    .n_options = WB_ARRAY_COUNT(em_options),
     .order_doc = "2",
     .property_flags = WB_PROP_ENERGY_CONSERVING | WB_PROP_POSITION_CONSTRAINT |
                       WB_PROP_VELOCITY_CONSTRAINT, /* + momentum with "greenspan" */
     .aux = em_aux,
-    .n_aux = 2,
+    .n_aux = WB_ARRAY_COUNT(em_aux),
     .describe = describe_em,
     .create = create_em,
-    .destroy = ggl_destroy,
-    .reset = ggl_reset,
-    .step = ggl_step,
-    .aux_values = ggl_aux_values,
 };
 
 const wb_method ggl_em_gonzalez = {
-    .struct_size = sizeof(wb_method),
+    GGL_METHOD_COMMON,
     .name = "em_gonzalez",
     .doc = "EM-G: Gonzalez's 1999 energy-momentum scheme, position constraints only",
     .options = em_options,
-    .n_options = sizeof em_options / sizeof em_options[0],
-    .requires = requires,
-    .handles = WB_HANDLES_HOLONOMIC,
+    .n_options = WB_ARRAY_COUNT(em_options),
     .order_doc = "2",
-    .property_flags = WB_PROP_ENERGY_CONSERVING | WB_PROP_POSITION_CONSTRAINT,
-    /* + momentum with "greenspan" */
-    .aux = em_gonzalez_aux,
+    .property_flags = WB_PROP_ENERGY_CONSERVING |
+                      WB_PROP_POSITION_CONSTRAINT, /* + momentum with "greenspan" */
+    .aux = em_aux,
     .n_aux = 1,
     .describe = describe_em_gonzalez,
     .create = create_em_gonzalez,
-    .destroy = ggl_destroy,
-    .reset = ggl_reset,
-    .step = ggl_step,
-    .aux_values = ggl_aux_values,
 };
 
 /* ---- the family -------------------------------------------------------------------------- */
 
 static const wb_method *const methods[] = {&ggl_vi_s, &ggl_vi_theta, &ggl_em, &ggl_em_gonzalez};
 
-static const wb_family ggl_family = {
-    .struct_size = sizeof(wb_family),
-    .name = "ggl",
-    .doc = "GGL-principle integrators (Kinon-Betsch-Schneider 2023): variational and "
-           "energy-momentum",
-    .methods = methods,
-    .n_methods = sizeof methods / sizeof methods[0],
-};
-
-WB_PLUGIN_ENTRY = {
-    .abi_major = WB_ABI_MAJOR,
-    .abi_minor = WB_ABI_MINOR,
-    .struct_size = sizeof(wb_plugin_entry),
-    .kind = WB_KIND_INTEGRATOR,
-    .name = "ggl",
-    .version = "1.0",
-    .description = "GGL variational integrators and the GGL energy-momentum scheme",
-    .descriptor = &ggl_family,
-};
+WB_INTEGRATOR_PLUGIN("ggl",
+                     "GGL-principle integrators (Kinon-Betsch-Schneider 2023): variational and "
+                     "energy-momentum",
+                     "GGL variational integrators and the GGL energy-momentum scheme", methods);

@@ -75,34 +75,34 @@ static int vi_s_jacobian(void *user, const double *x, double *J)
     const double *gam = x + g->off_g;
     memset(J, 0, (size_t)N * N * sizeof(double));
     vi_s_points(g, x);
-    ggl_mat_mul(n, g->Minv, g->Ta, g->N1);                               /* M^-1 T */
-    ggl_mat_mul(n, g->Ta, g->Minv, g->N2);                               /* T M^-1 */
-    ggl_minv_gt(g, g->Ga, g->MGt);                                       /* M^-1 G(qbar)^T */
+    mat_mul(n, n, n, g->Minv, g->Ta, g->N1);                             /* M^-1 T */
+    mat_mul(n, n, n, g->Ta, g->Minv, g->N2);                             /* T M^-1 */
+    mat_mul_bt(n, n, m, g->Minv, g->Ga, g->MGt);                         /* M^-1 G(qbar)^T */
     wb_constraint_hessian_vector(g->model, g->qa, g->w, g->Bm);          /* B(qbar; w) */
     wb_constraint_third_contract(g->model, g->qa, gam, g->w, g->K);      /* D_q[T w] */
     wb_constraint_jacobian(g->model, x + Q, g->Gb);                      /* G(q1) */
 
-    ggl_block_identity(J, N, R1, Q, n, 1.0);
-    ggl_block_identity(J, N, R1, V, n, -h);
-    ggl_block(J, N, R1, V, n, n, g->N1, -h * h);
-    ggl_block(J, N, R1, C, n, m, g->MGt, -h);
+    mat_block_add_identity(J, N, R1, Q, n, 1.0);
+    mat_block_add_identity(J, N, R1, V, n, -h);
+    mat_block_add(J, N, R1, V, n, n, g->N1, -h * h);
+    mat_block_add(J, N, R1, C, n, m, g->MGt, -h);
 
-    ggl_block_identity(J, N, R2, P, n, 1.0);
-    ggl_block(J, N, R2, P, n, n, g->N2, h);
-    ggl_block(J, N, R2, V, n, n, g->K, h * h);
-    ggl_block_t(J, N, R2, L, n, m, g->G0, h);
-    ggl_block_t(J, N, R2, C, n, m, g->Bm, h);
+    mat_block_add_identity(J, N, R2, P, n, 1.0);
+    mat_block_add(J, N, R2, P, n, n, g->N2, h);
+    mat_block_add(J, N, R2, V, n, n, g->K, h * h);
+    mat_block_add_t(J, N, R2, L, n, m, g->G0, h);
+    mat_block_add_t(J, N, R2, C, n, m, g->Bm, h);
 
-    ggl_block_identity(J, N, R3, P, n, -1.0);
-    ggl_block(J, N, R3, P, n, n, g->N2, -h);
-    ggl_block(J, N, R3, V, n, n, g->M, 1.0);
-    ggl_block(J, N, R3, V, n, n, g->K, -h * h);
-    ggl_block_t(J, N, R3, C, n, m, g->Bm, -h);
+    mat_block_add_identity(J, N, R3, P, n, -1.0);
+    mat_block_add(J, N, R3, P, n, n, g->N2, -h);
+    mat_block_add(J, N, R3, V, n, n, g->M, 1.0);
+    mat_block_add(J, N, R3, V, n, n, g->K, -h * h);
+    mat_block_add_t(J, N, R3, C, n, m, g->Bm, -h);
 
-    ggl_block(J, N, R4, Q, m, n, g->Gb, 1.0);
+    mat_block_add(J, N, R4, Q, m, n, g->Gb, 1.0);
 
-    ggl_block_t(J, N, R5, P, m, n, g->MGt, 1.0); /* G(qbar) M^-1 = (M^-1 G^T)^T */
-    ggl_block(J, N, R5, V, m, n, g->Bm, h);
+    mat_block_add_t(J, N, R5, P, m, n, g->MGt, 1.0); /* G(qbar) M^-1 = (M^-1 G^T)^T */
+    mat_block_add(J, N, R5, V, m, n, g->Bm, h);
     return WB_OK;
 }
 
@@ -207,44 +207,44 @@ static int theta_jacobian(void *user, const double *x, double *J)
     const double *lam = x + g->off_l, *gam = x + g->off_g;
     memset(J, 0, (size_t)N * N * sizeof(double));
     theta_points(g, x);
-    ggl_mat_mul(n, g->Minv, g->Ta, g->N1);                            /* M^-1 T_gamma */
-    ggl_minv_gt(g, g->Ga, g->MGt);                                    /* M^-1 G(q_th)^T */
+    mat_mul(n, n, n, g->Minv, g->Ta, g->N1);                          /* M^-1 T_gamma */
+    mat_mul_bt(n, n, m, g->Minv, g->Ga, g->MGt);                      /* M^-1 G(q_th)^T */
     wb_constraint_hessian_vector(g->model, g->qa, v, g->Bm);          /* B(q_th; v) */
     wb_potential_hessian(g->model, g->qa, g->K);
     wb_constraint_third_contract(g->model, g->qa, gam, v, g->N2);     /* D_q[T_gamma v] */
 
-    ggl_block_identity(J, N, R1, Q, n, 1.0);
-    ggl_block(J, N, R1, Q, n, n, g->N1, -h * th);
-    ggl_block_identity(J, N, R1, V, n, -h);
-    ggl_block(J, N, R1, C, n, m, g->MGt, -h);
+    mat_block_add_identity(J, N, R1, Q, n, 1.0);
+    mat_block_add(J, N, R1, Q, n, n, g->N1, -h * th);
+    mat_block_add_identity(J, N, R1, V, n, -h);
+    mat_block_add(J, N, R1, C, n, m, g->MGt, -h);
 
-    ggl_block(J, N, R2, Q, n, n, g->K, h * th);
-    ggl_block(J, N, R2, Q, n, n, g->N2, h * th);
-    ggl_block_identity(J, N, R2, P, n, 1.0);
-    ggl_block(J, N, R2, V, n, n, g->Ta, h);
-    ggl_block_t(J, N, R2, C, n, m, g->Bm, h);
+    mat_block_add(J, N, R2, Q, n, n, g->K, h * th);
+    mat_block_add(J, N, R2, Q, n, n, g->N2, h * th);
+    mat_block_add_identity(J, N, R2, P, n, 1.0);
+    mat_block_add(J, N, R2, V, n, n, g->Ta, h);
+    mat_block_add_t(J, N, R2, C, n, m, g->Bm, h);
 
-    ggl_block_identity(J, N, R3, P, n, -(1 - th));
-    ggl_block(J, N, R3, V, n, n, g->M, 1.0);
+    mat_block_add_identity(J, N, R3, P, n, -(1 - th));
+    mat_block_add(J, N, R3, V, n, n, g->M, 1.0);
 
     if (!g->trapezoidal) {
         wb_constraint_hessian_contract(g->model, g->qa, lam, g->Tb);  /* T(q_th; lambda) */
-        ggl_block(J, N, R2, Q, n, n, g->Tb, h * th);
-        ggl_block_t(J, N, R2, L, n, m, g->Ga, h);
-        ggl_block(J, N, R4, Q, m, n, g->Ga, th);
+        mat_block_add(J, N, R2, Q, n, n, g->Tb, h * th);
+        mat_block_add_t(J, N, R2, L, n, m, g->Ga, h);
+        mat_block_add(J, N, R4, Q, m, n, g->Ga, th);
     } else {
         wb_constraint_hessian_contract(g->model, q1, lam, g->Tb);     /* T(q1; lambda) */
-        ggl_block(J, N, R2, Q, n, n, g->Tb, h * vt);
-        ggl_block_t(J, N, R2, L, n, m, g->G0, h * (1 - vt));
-        ggl_block_t(J, N, R2, L, n, m, g->Gb, h * vt);
-        ggl_block(J, N, R3, Q, n, n, g->Tb, -h * (1 - th) * vt);
-        ggl_block_t(J, N, R3, L, n, m, g->G0, h * th * (1 - vt));
-        ggl_block_t(J, N, R3, L, n, m, g->Gb, -h * (1 - th) * vt);
-        ggl_block(J, N, R4, Q, m, n, g->Gb, vt);
+        mat_block_add(J, N, R2, Q, n, n, g->Tb, h * vt);
+        mat_block_add_t(J, N, R2, L, n, m, g->G0, h * (1 - vt));
+        mat_block_add_t(J, N, R2, L, n, m, g->Gb, h * vt);
+        mat_block_add(J, N, R3, Q, n, n, g->Tb, -h * (1 - th) * vt);
+        mat_block_add_t(J, N, R3, L, n, m, g->G0, h * th * (1 - vt));
+        mat_block_add_t(J, N, R3, L, n, m, g->Gb, -h * (1 - th) * vt);
+        mat_block_add(J, N, R4, Q, m, n, g->Gb, vt);
     }
 
-    ggl_block(J, N, R5, Q, m, n, g->Bm, th);
-    ggl_block(J, N, R5, V, m, n, g->Ga, 1.0);
+    mat_block_add(J, N, R5, Q, m, n, g->Bm, th);
+    mat_block_add(J, N, R5, V, m, n, g->Ga, 1.0);
     return WB_OK;
 }
 

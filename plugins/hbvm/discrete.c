@@ -1,9 +1,9 @@
 /* The discrete problem of HBVM(k, s) and its two solvers (see hbvm.h). */
 #include "hbvm.h"
 #include "wb_iteration.h"
+#include "wb_mass.h"
 #include "wb_vec.h"
 
-#include <float.h>
 #include <stdlib.h>
 
 /* ---- memory (create time only) ------------------------------------------------------ */
@@ -20,7 +20,7 @@ int hbvm_alloc(hbvm *it)
     const size_t n = (size_t)it->n, m = (size_t)it->m, s = (size_t)it->s, k = (size_t)it->k;
     const size_t size = (size_t)it->size;
     const size_t doubles = n * n + size + m + k * n * (2 + m) + s * n * (2 + 2 * m) + m * m +
-                           2 * size + size * size + k * n * n + k * m * n + 2 * n * n + 8 * n;
+                           2 * size + size * size + k * n * n + k * m * n + 2 * n * n + 12 * n;
     double *p = calloc(doubles, sizeof(double));
     it->pivots = calloc(size + 1, sizeof(int));
     if (!p || !it->pivots) {
@@ -52,17 +52,11 @@ int hbvm_alloc(hbvm *it)
     it->T = take(&p, n * n);
     it->force = take(&p, 2 * n);
     it->work = take(&p, 2 * n);
-    it->carry = take(&p, 2 * n);
-    it->last = take(&p, 2 * n);
-    /* M^-1 column by column (M is constant: any q will do) */
-    double *unit = it->work, *column = it->work + n;
-    for (size_t j = 0; j < n; j++) {
-        for (size_t i = 0; i < n; i++)
-            unit[i] = (i == j);
-        wb_mass_solve(it->model, unit, unit, column);
-        for (size_t i = 0; i < n; i++)
-            it->Minv[i * n + j] = column[i];
-    }
+    it->start = take(&p, 2 * n);
+    it->increment = take(&p, 2 * n);
+    it->sum.carry = take(&p, 2 * n);
+    it->sum.last = take(&p, 2 * n);
+    wb_constant_inverse_mass(it->model, it->work, it->Minv);
     return WB_OK;
 }
 
@@ -76,9 +70,7 @@ void hbvm_free(hbvm *it)
 
 void hbvm_restart(hbvm *it)
 {
-    it->have_last = 0;
-    for (int i = 0; i < 2 * it->n; i++)
-        it->carry[i] = 0.0;
+    wb_compensated_restart(&it->sum);
 }
 
 /* ---- the pieces of one evaluation ------------------------------------------------------ */
@@ -190,18 +182,6 @@ static void gamma_at(hbvm *it, const double *lambda, double *out)
 
 /* ---- stopping: to machine precision unless a tolerance is given ----------------------- */
 
-/* The increment vanished (below the resolution of the largest unknown,
- * or exactly), fell below tol, or stopped decreasing once it is at
- * round-off level (guarded, so that an early non-monotone phase of the
- * iteration does not count as convergence).  The resolution test matters:
- * an unknown that is exactly zero in the solution (a velocity component
- * by symmetry) can keep absorbing ever smaller increments of 1e-18. */
-static int settled(const hbvm *it, int sweep, double norm, double previous, double scale)
-{
-    return norm <= DBL_EPSILON * scale ||
-           wb_iteration_settled(sweep, norm, previous, it->tol, scale);
-}
-
 static int not_converged(hbvm *it, const char *what, int sweeps, double norm)
 {
     if (!isfinite(norm)) {
@@ -232,18 +212,13 @@ static int fixed_point(hbvm *it, wb_step_stats *stats)
                 return status;
         }
         gamma_at(it, lambda, next);
-        norm = 0.0;
-        for (int e = 0; e < sn; e++) {
-            double d = fabs(next[e] - it->x[e]);
-            if (isnan(d) || d > norm) /* a NaN, once seen, stays */
-                norm = d;
-        }
+        norm = vec_max_abs_diff(sn, next, it->x);
         vec_copy(sn, next, it->x);
         stats->newton_iterations++;
         stats->residual_evals++;
         if (!isfinite(norm))
             break;
-        if (settled(it, sweep, norm, previous, vec_max_abs(sn, it->x)))
+        if (wb_iteration_settled(sweep, norm, previous, it->tol, vec_max_abs(sn, it->x)))
             return WB_OK;
         previous = norm;
     }
@@ -292,14 +267,7 @@ static void stage_derivatives(hbvm *it)
                 vec_axpy(n, it->basis.W[j * k + l], gamma_of(it, it->x, j), w);
             wb_constraint_hessian_vector(it->model, Yl, w, it->B + (size_t)l * m * n);
         }
-        double *Kl = it->K + (size_t)l * n * n; /* M^-1 hess */
-        for (int r = 0; r < n; r++)
-            for (int c = 0; c < n; c++) {
-                double sum = 0.0;
-                for (int e = 0; e < n; e++)
-                    sum += it->Minv[r * n + e] * hess[e * n + c];
-                Kl[r * n + c] = sum;
-            }
+        mat_mul(n, n, n, it->Minv, hess, it->K + (size_t)l * n * n);
     }
 }
 
@@ -387,7 +355,7 @@ static int newton(hbvm *it, wb_step_stats *stats)
         norm = vec_max_abs(N, it->dx);
         if (!isfinite(norm))
             break;
-        if (settled(it, iter, norm, previous, vec_max_abs(N, it->x)))
+        if (wb_iteration_settled(iter, norm, previous, it->tol, vec_max_abs(N, it->x)))
             return WB_OK;
         previous = norm;
     }
@@ -410,12 +378,12 @@ static void first_guess(hbvm *it)
 
 /* (52) from the last stage evaluation and the final multiplier:
  *   f_i = psi_i + rho_i^T lambda,  dq = h M^-1 (p0 - h sum_i X_0i f_i),  dp = -h f_0,
- * added with compensated summation when asked. */
+ * added to (q0, p0) with compensated summation when asked. */
 static void update(hbvm *it, double *q1, double *p1)
 {
     const int n = it->n, m = it->m, s = it->s;
     const double *lambda = lambda_of(it, it->x);
-    double *f = it->force, *sum = it->work, *delta = it->work + n;
+    double *f = it->force, *sum = it->work, *dq = it->increment, *dp = it->increment + n;
     for (int i = 0; i < s && i < 2; i++) { /* X_0i = 0 for i >= 2 */
         double *fi = f + (size_t)i * n;
         vec_copy(n, it->psi + (size_t)i * n, fi);
@@ -425,41 +393,29 @@ static void update(hbvm *it, double *q1, double *p1)
     vec_copy(n, it->p0, sum);
     for (int i = 0; i < s && i < 2; i++)
         vec_axpy(n, -it->h * it->basis.X[i], f + (size_t)i * n, sum);
-    wb_mass_solve(it->model, it->q0, sum, delta);
-    const double *start[2] = {it->q0, it->p0};
-    double *end[2] = {q1, p1};
-    for (int part = 0; part < 2; part++)
-        for (int e = 0; e < n; e++) {
-            double *carry = it->carry + (size_t)part * n + e;
-            const double inc = (part == 0 ? it->h * delta[e] : -it->h * f[e]) +
-                               (it->compensated ? *carry : 0.0);
-            end[part][e] = start[part][e] + inc;
-            *carry = it->compensated ? inc - (end[part][e] - start[part][e]) : 0.0;
-        }
-}
-
-/* The rounding error carried by compensated summation belongs to the
- * trajectory that ended at `last`; any other start begins afresh. */
-static void continue_or_restart(hbvm *it, const double *q0, const double *p0)
-{
-    const int n = it->n;
-    if (!it->have_last || !vec_equal(n, q0, it->last) || !vec_equal(n, p0, it->last + n))
-        hbvm_restart(it);
+    wb_mass_solve(it->model, it->q0, sum, dq);
+    for (int e = 0; e < n; e++) {
+        dq[e] = it->h * dq[e];
+        dp[e] = -it->h * f[e];
+    }
+    double *end = it->sum.last;
+    wb_compensated_add(&it->sum, 2 * n, it->start, it->increment, end);
+    vec_copy(n, end, q1);
+    vec_copy(n, end + n, p1);
 }
 
 int hbvm_solve_step(hbvm *it, double h, const double *q0, const double *p0, double *q1,
                     double *p1, wb_step_stats *stats)
 {
     it->h = h, it->q0 = q0, it->p0 = p0;
-    continue_or_restart(it, q0, p0);
+    vec_copy(it->n, q0, it->start);
+    vec_copy(it->n, p0, it->start + it->n);
+    wb_compensated_begin(&it->sum, 2 * it->n, it->start);
     first_guess(it);
     int status = it->iteration == HBVM_FIXED_POINT ? fixed_point(it, stats) : newton(it, stats);
     if (status != WB_OK)
         return status; /* it->lambda still belongs to the last accepted step */
     update(it, q1, p1);
     vec_copy(it->m, lambda_of(it, it->x), it->lambda);
-    vec_copy(it->n, q1, it->last);
-    vec_copy(it->n, p1, it->last + it->n);
-    it->have_last = 1;
     return WB_OK;
 }

@@ -8,6 +8,8 @@
  * the quadrature (only the function evaluations grow with k); the solver.
  * HBVM(s, s) is s-stage Gauss collocation. */
 #include "hbvm.h"
+#include "wb_integrator_plugin.h"
+#include "wb_mass.h"
 #include "wb_vec.h"
 
 #include <stdlib.h>
@@ -70,16 +72,6 @@ static int validate(const wb_host *host, const wb_option_value *opts)
     return WB_OK;
 }
 
-static int check_model(const wb_host *host, const wb_model *model)
-{
-    if (!model->mass_constant) {
-        host->error(host, "hbvm needs a constant mass matrix (H = p^T M^-1 p / 2 + V(q)); "
-                          "model '%s' has a configuration-dependent one", model->name);
-        return WB_ERR_INVALID;
-    }
-    return WB_OK;
-}
-
 static int iteration_of(const char *choice)
 {
     return strcmp(choice, "newton") == 0       ? HBVM_NEWTON
@@ -92,8 +84,8 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
 {
     const int k = nodes_of(opts), s = (int)opts[OPT_S].number;
     int status = validate(host, opts);
-    if (status == WB_OK)
-        status = check_model(host, model);
+    if (status == WB_OK) /* (50) and (52) take M^-1 as a matrix: H = p^T M^-1 p / 2 + V(q) */
+        status = wb_require_constant_mass(host, model, "hbvm");
     if (status != WB_OK)
         return status;
     hbvm *it = calloc(1, sizeof *it);
@@ -107,7 +99,7 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
     it->iteration = iteration_of(opts[OPT_ITERATION].string);
     it->tol = opts[OPT_TOL].number;
     it->max_iter = (int)opts[OPT_MAX_ITER].number;
-    it->compensated = opts[OPT_COMPENSATED].number != 0;
+    it->sum.enabled = opts[OPT_COMPENSATED].number != 0;
     if ((status = hbvm_basis_init(&it->basis, host, s, k)) != WB_OK ||
         (status = hbvm_alloc(it)) != WB_OK) {
         destroy(it);
@@ -170,7 +162,7 @@ static const wb_method hbvm_method = {
     .doc = "HBVM(k,s) line-integral method: conserves H and holonomic g (exact for "
            "polynomials of degree <= 2k/s), piecewise-constant multiplier",
     .options = options,
-    .n_options = OPT_COUNT,
+    .n_options = WB_ARRAY_COUNT(options),
     .requires = requires,
     .handles = WB_HANDLES_UNCONSTRAINED | WB_HANDLES_HOLONOMIC,
     .order_doc = "2 with holonomic constraints (2s when the multiplier is constant); 2s "
@@ -178,7 +170,7 @@ static const wb_method hbvm_method = {
     .property_flags = WB_PROP_SYMMETRIC | WB_PROP_CONSERVING_IF_POLYNOMIAL |
                       WB_PROP_MOMENTUM_CONSERVING,
     .aux = aux,
-    .n_aux = 1,
+    .n_aux = WB_ARRAY_COUNT(aux),
     .describe = describe,
     .validate = validate,
     .create = create,
@@ -190,21 +182,7 @@ static const wb_method hbvm_method = {
 
 static const wb_method *const methods[] = {&hbvm_method};
 
-static const wb_family hbvm_family = {
-    .struct_size = sizeof(wb_family),
-    .name = "hbvm",
-    .doc = "Hamiltonian Boundary Value Methods HBVM(k,s), with holonomic constraints",
-    .methods = methods,
-    .n_methods = 1,
-};
-
-WB_PLUGIN_ENTRY = {
-    .abi_major = WB_ABI_MAJOR,
-    .abi_minor = WB_ABI_MINOR,
-    .struct_size = sizeof(wb_plugin_entry),
-    .kind = WB_KIND_INTEGRATOR,
-    .name = "hbvm",
-    .version = "1.0",
-    .description = "HBVM(k,s) line-integral methods (energy and constraint conserving)",
-    .descriptor = &hbvm_family,
-};
+WB_INTEGRATOR_PLUGIN("hbvm",
+                     "Hamiltonian Boundary Value Methods HBVM(k,s), with holonomic constraints",
+                     "HBVM(k,s) line-integral methods (energy and constraint conserving)",
+                     methods);

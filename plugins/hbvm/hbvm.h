@@ -38,6 +38,7 @@
 #define HBVM_H
 
 #include "basis.h"
+#include "wb_compensated.h"
 
 typedef enum hbvm_iteration {
     HBVM_FIXED_POINT = 0,
@@ -50,10 +51,12 @@ typedef struct hbvm {
     const wb_model *model;
     int n, m, s, k;
     int size;              /* s n + m unknowns                                 */
-    int iteration, max_iter, compensated;
+    int iteration, max_iter;
     double tol;
     hbvm_basis basis;
-    double *Minv;          /* n x n, the constant M^-1                         */
+    double *Minv;          /* n x n, the constant M^-1, for the Jacobian's matrix
+                              products; vectors go through the model's solve,
+                              O(n) for a diagonal M                           */
     /* the step being solved */
     double h;
     const double *q0, *p0;
@@ -67,8 +70,9 @@ typedef struct hbvm {
     double *K, *B;         /* Newton: M^-1 (Hess V + T(.; lambda)), B(Y_l; w_l) */
     double *hess, *T;      /* Newton: n x n scratch for one stage's Hessians     */
     double *force, *work;  /* 2 n and 2 n scratch                               */
-    double *carry, *last;  /* compensated summation: rounding error, last output */
-    int have_last;
+    double *start;         /* (q0, p0), 2 n: the update's summands, ...          */
+    double *increment;     /* ... (q1 - q0, p1 - p0), 2 n ...                    */
+    wb_compensated sum;    /* ... and their compensated sum                      */
     int *pivots;
 } hbvm;
 

@@ -1,10 +1,8 @@
 /* Partitioned Runge-Kutta steps for mechanical models (see stage_solver.h):
  * set-up, the step and its compensated update, the method callbacks. */
 #include "stage_solver_internal.h"
-#include "wb_iteration.h"
 #include "wb_vec.h"
 
-#include <float.h>
 #include <stdlib.h>
 
 
@@ -78,7 +76,7 @@ stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
     s->cp = config->partitioned ? t->c2 : t->c;
     s->explicit_tableau = strictly_lower(t->s, s->aq) && strictly_lower(t->s, s->ap);
     s->iteration = config->iteration, s->tol = config->tol;
-    s->max_iter = config->max_iter, s->compensated = config->compensated;
+    s->max_iter = config->max_iter, s->sum.enabled = config->compensated;
     const size_t n = (size_t)s->n, dim = (size_t)s->dim, size = (size_t)s->size;
     s->dq = calloc(2 * (size_t)t->s, sizeof(double));
     s->Z = calloc(3 * size + dim + size * dim + size * size + 3 * dim + 3 * dim * dim + 4 * n,
@@ -101,9 +99,9 @@ stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
     s->Y = s->R + size;
     s->J = s->Y + dim;                 /* one per stage for full Newton */
     s->matrix = s->J + size * dim;
-    s->error = s->matrix + size * size;
-    s->last = s->error + dim;
-    s->work = s->last + dim;           /* 3 dim^2 + 4 n + dim */
+    s->sum.carry = s->matrix + size * size;
+    s->sum.last = s->sum.carry + dim;
+    s->work = s->sum.last + dim;       /* 3 dim^2 + 4 n + dim */
     if (model->mass_constant && !s->explicit_tableau && separable_setup(s) != 0) {
         stage_solver_destroy(s);
         host->error(host, "stage solver: out of memory (%d stages, dimension %d)", t->s, model->nq);
@@ -116,15 +114,7 @@ stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
 
 void stage_solver_reset(stage_solver *s)
 {
-    s->have_last = 0;
-    for (int i = 0; i < s->dim; i++)
-        s->error[i] = 0;
-}
-
-int stage_iteration_converged(const stage_solver *s, int iteration, double norm,
-                              double previous, double size_of_unknowns)
-{
-    return wb_iteration_settled(iteration, norm, previous, s->tol, size_of_unknowns);
+    wb_compensated_restart(&s->sum);
 }
 
 int stage_solver_step(stage_solver *s, double h, const double *q0, const double *p0,
@@ -134,20 +124,13 @@ int stage_solver_step(stage_solver *s, double h, const double *q0, const double 
     double *y0 = s->work + 3 * dim * dim + 4 * n; /* after field_jacobian's scratch */
     vec_copy(n, q0, y0);
     vec_copy(n, p0, y0 + n);
-    if (!s->have_last || !vec_equal(dim, y0, s->last))
-        for (int k = 0; k < dim; k++)
-            s->error[k] = 0; /* a new start: nothing to compensate */
+    wb_compensated_begin(&s->sum, dim, y0);
     int status = s->separable ? separable_increment(s, h, y0, stats)
                               : general_increment(s, h, y0, stats);
     if (status != WB_OK)
         return status;
-    double *y1 = s->last;
-    for (int k = 0; k < dim; k++) {
-        const double inc = s->R[k] + (s->compensated ? s->error[k] : 0.0);
-        y1[k] = y0[k] + inc;
-        s->error[k] = s->compensated ? inc - (y1[k] - y0[k]) : 0.0;
-    }
-    s->have_last = 1;
+    double *y1 = s->sum.last;
+    wb_compensated_add(&s->sum, dim, y0, s->R, y1);
     vec_copy(n, y1, q1);
     vec_copy(n, y1 + n, p1);
     return WB_OK;

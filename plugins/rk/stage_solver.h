@@ -18,6 +18,8 @@
 
 #include <workbench/workbench.h>
 
+#include "wb_integrator_plugin.h"
+
 typedef enum stage_iteration {
     ITERATE_NEWTON = 0,
     ITERATE_SIMPLIFIED = 1,
@@ -74,7 +76,7 @@ enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER
         .name = family_name,                                                                    \
         .doc = method_doc,                                                                      \
         .options = options,                                                                     \
-        .n_options = STAGE_OPT_COUNT,                                                           \
+        .n_options = WB_ARRAY_COUNT(options),                                                   \
         .requires = requires,                                                                   \
         .handles = WB_HANDLES_UNCONSTRAINED,                                                    \
         .order_doc = order_text,                                                                \
@@ -87,23 +89,7 @@ enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER
         .validate = validate_options,                                                           \
     };                                                                                          \
     static const wb_method *const methods[] = {&stage_method};                                  \
-    static const wb_family stage_family = {                                                     \
-        .struct_size = sizeof(wb_family),                                                       \
-        .name = family_name,                                                                    \
-        .doc = family_doc,                                                                      \
-        .methods = methods,                                                                     \
-        .n_methods = 1,                                                                         \
-    };                                                                                          \
-    WB_PLUGIN_ENTRY = {                                                                         \
-        .abi_major = WB_ABI_MAJOR,                                                              \
-        .abi_minor = WB_ABI_MINOR,                                                              \
-        .struct_size = sizeof(wb_plugin_entry),                                                 \
-        .kind = WB_KIND_INTEGRATOR,                                                             \
-        .name = family_name,                                                                    \
-        .version = "1.0",                                                                       \
-        .description = family_doc,                                                              \
-        .descriptor = &stage_family,                                                            \
-    }
+    WB_INTEGRATOR_PLUGIN(family_name, family_doc, family_doc, methods)
 
 int stage_method_create_rk(const wb_host *host, const wb_model *model,
                            const wb_option_value *opts, void **inst);

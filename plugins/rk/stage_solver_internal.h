@@ -8,6 +8,7 @@
 #define STAGE_SOLVER_INTERNAL_H
 
 #include "stage_solver.h"
+#include "wb_compensated.h"
 
 struct stage_solver {
     const wb_host *host;
@@ -18,12 +19,12 @@ struct stage_solver {
     int size;       /* s * dim unknowns                  */
     const double *aq, *ap, *bq, *bp, *cq, *cp;
     int explicit_tableau;
-    int iteration, max_iter, compensated;
+    int iteration, max_iter;
     double tol;
     double *dq, *dp;    /* b^T A^-1 when A is invertible, else NULL */
-    double *Z, *F, *R, *Y, *J, *matrix, *error, *last, *work;
+    double *Z, *F, *R, *Y, *J, *matrix, *work;
     int *pivots;
-    int have_last;
+    wb_compensated sum; /* the update y0 + (y1 - y0), dim values */
     /* the separable path (NULL block when not used) */
     double *separable;  /* one allocation for everything below */
     double *AA;         /* a a2, s x s                              */
@@ -39,10 +40,5 @@ int general_increment(stage_solver *s, double h, const double *y0, wb_step_stats
 int separable_increment(stage_solver *s, double h, const double *y0, wb_step_stats *stats);
 /* Allocate and precompute the separable path; 0, or -1 when out of memory. */
 int separable_setup(stage_solver *s);
-
-/* Shared by both iterations: converged when the increment vanishes, falls
- * below tol, or stops decreasing at round-off level. */
-int stage_iteration_converged(const stage_solver *s, int iteration, double norm,
-                              double previous, double size_of_unknowns);
 
 #endif

@@ -2,6 +2,8 @@
  * stage; implicit ones by full Newton, simplified Newton or fixed-point
  * iteration on the stage increments Z_i = (Q_i - q0, P_i - p0). */
 #include "stage_solver_internal.h"
+#include "wb_fd.h"
+#include "wb_iteration.h"
 #include "wb_vec.h"
 
 /* ---- the vector field and its Jacobian -------------------------------------------- */
@@ -17,39 +19,44 @@ static void field(stage_solver *s, const double *y, double *out, wb_step_stats *
     stats->function_evals++;
 }
 
-/* J = dF/dy at y, dim x dim.  Blocks that a configuration-dependent mass
- * matrix adds (d(M^-1 p)/dq, d^2T/dq^2, d^2T/dq dp) come from central
- * differences of the model's own functions. */
+/* field() as a wb_vector_map, for differencing */
+typedef struct field_map {
+    stage_solver *solver;
+    wb_step_stats *stats;
+} field_map;
+
+static void field_at(void *ctx, const double *y, double *out)
+{
+    field_map *map = ctx;
+    field(map->solver, y, out, map->stats);
+}
+
+/* J = dF/dy at y, dim x dim.  A constant mass matrix leaves the blocks
+ * dq/dp = M^-1 and dp/dq = -Hess V; a configuration-dependent one adds
+ * d(M^-1 p)/dq, d^2T/dq^2 and d^2T/dq dp, which the view does not offer:
+ * then all but dq/dp come from central differences of the field, whose
+ * scratch lies past work[0 .. n), which field() itself uses. */
 static void field_jacobian(stage_solver *s, const double *y, double *J, wb_step_stats *stats)
 {
     const int n = s->n, dim = s->dim;
     double *unit = s->work, *column = s->work + n, *H = s->work + 2 * n;
-    for (int i = 0; i < dim * dim; i++)
-        J[i] = 0;
-    for (int j = 0; j < n; j++) { /* dq/dp = M^-1 */
+    if (s->model->mass_constant) {
+        for (int i = 0; i < dim * dim; i++)
+            J[i] = 0;
+        wb_potential_hessian(s->model, y, H);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                J[(n + i) * dim + j] = -H[i * n + j];
+    } else {
+        field_map map = {s, stats};
+        wb_central_jacobian(field_at, &map, dim, dim, y, H, J);
+    }
+    for (int j = 0; j < n; j++) { /* dq/dp = M^-1, exactly */
         for (int i = 0; i < n; i++)
             unit[i] = (i == j);
         wb_mass_solve(s->model, y, unit, column);
         for (int i = 0; i < n; i++)
             J[i * dim + n + j] = column[i];
-    }
-    wb_potential_hessian(s->model, y, H);
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++)
-            J[(n + i) * dim + j] = -H[i * n + j];
-    if (!s->model->mass_constant) {
-        double *yp = H, *plus = H + dim, *minus = plus + dim;
-        for (int j = 0; j < dim; j++) {
-            const double step = 6.0554544523933395e-06 * fmax(1.0, fabs(y[j]));
-            vec_copy(dim, y, yp);
-            yp[j] = y[j] + step;
-            field(s, yp, plus, stats);
-            yp[j] = y[j] - step;
-            field(s, yp, minus, stats);
-            for (int i = 0; i < dim; i++)
-                if (!(i < n && j >= n)) /* M^-1 is exact above */
-                    J[i * dim + j] = (plus[i] - minus[i]) / (2 * step);
-        }
     }
     stats->jacobian_evals++;
 }
@@ -142,7 +149,7 @@ static int iterate(stage_solver *s, double h, const double *y0, wb_step_stats *s
             s->host->error(s->host, "stage iteration produced a non-finite increment");
             return WB_ERR_NONFINITE;
         }
-        if (stage_iteration_converged(s, it, norm, previous, vec_max_abs(size, s->Z)))
+        if (wb_iteration_settled(it, norm, previous, s->tol, vec_max_abs(size, s->Z)))
             return WB_OK;
         previous = norm;
     }

@@ -17,6 +17,7 @@
  * uses the gradients of the last sweep, which agree with the converged
  * stages to round-off. */
 #include "stage_solver_internal.h"
+#include "wb_iteration.h"
 #include "wb_vec.h"
 
 #include <stdlib.h>
@@ -163,7 +164,7 @@ static int iterate(stage_solver *s, double h, const double *q0, wb_step_stats *s
             s->host->error(s->host, "stage iteration produced a non-finite increment");
             return WB_ERR_NONFINITE;
         }
-        if (stage_iteration_converged(s, it, norm, previous, vec_max_abs(sn, s->Zq)))
+        if (wb_iteration_settled(it, norm, previous, s->tol, vec_max_abs(sn, s->Zq)))
             return WB_OK;
         previous = norm;
     }

@@ -14,9 +14,12 @@
  * (L_1 = RATTLE's lambda, L_2 = its mu). */
 #include <workbench/workbench.h>
 
+#include "wb_integrator_plugin.h"
+#include "wb_mass.h"
 #include "wb_vec.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct spark {
     const wb_host *host;
@@ -25,12 +28,21 @@ typedef struct spark {
     const double *a, *ah, *b;
     double h;
     const double *q0, *p0;
+    wb_step_stats *stats;   /* the step's: the residual counts its model calls */
     wb_newton *newton;
     wb_newton_options newton_options;
-    double *x;        /* unknowns (P_1..P_s, L_1..L_s)                      */
-    double *saved;    /* the guess, restored when a step fails              */
-    double *Minv;     /* n x n                                               */
-    double *Q, *F, *G, *K, *grad, *v, *p1, *T, *B, *Gv, *MG, *tmp;
+    double *x;              /* unknowns (P_1..P_s, L_1..L_s)                   */
+    double *saved;          /* the guess, restored when a step fails           */
+    double *Minv;           /* n x n                                           */
+    double *V;              /* V_j = M^-1 P_j, s x n                           */
+    double *Q, *F, *G;      /* stages: Q_j, F_j (s x n), G(Q_j) (s x m x n)    */
+    double *KM;             /* K_j M^-1 (s x n x n), K_j = dF_j/dQ_j           */
+    double *hess, *T;       /* n x n scratch for one K_j                       */
+    double *v, *p1;         /* M^-1 p1 and p1, n each                          */
+    /* the hidden constraint's rows, m x n each: B(q1; v), B(q1; v) M^-1,
+     * G(q1) M^-1, G(q1) M^-1 K_j M^-1; and m x m G(q1) M^-1 G_j^T */
+    double *B, *BM, *GM, *GMKM;
+    double *GG;
 } spark;
 
 enum { OPT_S, OPT_TOL, OPT_MAX_ITER, OPT_ITERATION, OPT_STEP_TOL };
@@ -62,19 +74,19 @@ static double *stage_L(spark *k, double *x, int i)
     return x + (size_t)k->s * k->n + (size_t)i * k->m;
 }
 
-/* Q_i, F_i (and G_i = G(Q_i)) for all stages, from the unknowns x. */
+/* Q_i, F_i (and G_i = G(Q_i)) for all stages, and p1, from the unknowns x. */
 static void stages(spark *k, const double *x)
 {
     const int n = k->n, m = k->m, s = k->s;
+    for (int j = 0; j < s; j++)
+        mat_vec(n, n, k->Minv, stage_P(k, (double *)x, j), k->V + (size_t)j * n);
     for (int i = 0; i < s; i++) {
         double *Qi = k->Q + (size_t)i * n;
         vec_copy(n, k->q0, Qi);
         for (int j = 0; j < s; j++) {
             const double a = k->h * k->a[i * s + j];
-            if (a == 0.0)
-                continue;
-            mat_vec(n, n, k->Minv, stage_P(k, (double *)x, j), k->tmp);
-            vec_axpy(n, a, k->tmp, Qi);
+            if (a != 0.0)
+                vec_axpy(n, a, k->V + (size_t)j * n, Qi);
         }
     }
     for (int j = 0; j < s; j++) {
@@ -86,6 +98,7 @@ static void stages(spark *k, const double *x)
         for (int c = 0; c < m; c++)
             vec_axpy(n, L[c], Gj + (size_t)c * n, Fj);
     }
+    k->stats->function_evals += (uint64_t)s;
     vec_copy(n, k->p0, k->p1);
     for (int j = 0; j < s; j++)
         vec_axpy(n, -k->h * k->b[j], k->F + (size_t)j * n, k->p1);
@@ -117,96 +130,90 @@ static int residual(void *user, const double *x, double *r)
     return WB_OK;
 }
 
-/* K_j = Hess V(Q_j) + T(Q_j; L_j): the derivative of F_j in Q_j. */
+/* KM_j = K_j M^-1 with K_j = Hess V(Q_j) + T(Q_j; L_j), the derivative of
+ * F_j in Q_j: dQ_j/dP_k = h a_jk M^-1 puts M^-1 after every K_j. */
 static void stage_hessians(spark *k, const double *x)
 {
     const int n = k->n;
     for (int j = 0; j < k->s; j++) {
-        double *Kj = k->K + (size_t)j * n * n;
-        wb_potential_hessian(k->model, k->Q + (size_t)j * n, Kj);
-        wb_constraint_hessian_contract(k->model, k->Q + (size_t)j * n,
-                                       stage_L(k, (double *)x, j), k->T);
+        const double *Qj = k->Q + (size_t)j * n;
+        wb_potential_hessian(k->model, Qj, k->hess);
+        wb_constraint_hessian_contract(k->model, Qj, stage_L(k, (double *)x, j), k->T);
         for (int e = 0; e < n * n; e++)
-            Kj[e] += k->T[e];
+            k->hess[e] += k->T[e];
+        mat_mul(n, n, n, k->hess, k->Minv, k->KM + (size_t)j * n * n);
+    }
+}
+
+/* Momentum rows P_i - p0 + h sum_j ah_ij F_j:
+ *   d/dP_k = delta_ik I + h^2 sum_j ah_ij a_jk K_j M^-1,   d/dL_k = h ah_ik G_k^T */
+static void momentum_rows(spark *k, double *J)
+{
+    const int n = k->n, m = k->m, s = k->s, N = k->size;
+    const double h = k->h;
+    for (int i = 0; i < s; i++)
+        for (int kk = 0; kk < s; kk++) {
+            if (i == kk)
+                mat_block_add_identity(J, N, i * n, kk * n, n, 1.0);
+            for (int j = 0; j < s; j++) {
+                const double w = h * h * k->ah[i * s + j] * k->a[j * s + kk];
+                if (w != 0.0)
+                    mat_block_add(J, N, i * n, kk * n, n, n, k->KM + (size_t)j * n * n, w);
+            }
+            mat_block_add_t(J, N, i * n, s * n + kk * m, n, m, k->G + (size_t)kk * m * n,
+                            h * k->ah[i * s + kk]);
+        }
+}
+
+/* Position constraint rows g(Q_i)/h, i >= 1: d/dP_k = a_ik G(Q_i) M^-1. */
+static void position_rows(spark *k, double *J)
+{
+    const int n = k->n, m = k->m, s = k->s, N = k->size;
+    double *GiM = k->GMKM; /* scratch: the hidden rows come after */
+    for (int i = 1; i < s; i++) {
+        mat_mul(m, n, n, k->G + (size_t)i * m * n, k->Minv, GiM);
+        for (int kk = 0; kk < s; kk++)
+            mat_block_add(J, N, s * n + (i - 1) * m, kk * n, m, n, GiM, k->a[i * s + kk]);
+    }
+}
+
+/* The hidden constraint row G(q1) M^-1 p1, q1 = Q_s, p1 = p0 - h sum_j b_j F_j:
+ *   d/dP_k = h a_sk B(q1; M^-1 p1) M^-1 - h^2 sum_j b_j a_jk G(q1) M^-1 K_j M^-1
+ *   d/dL_k = -h b_k G(q1) M^-1 G_k^T */
+static void hidden_constraint_rows(spark *k, double *J)
+{
+    const int n = k->n, m = k->m, s = k->s, N = k->size;
+    const double h = k->h;
+    const int row = s * n + (s - 1) * m;
+    mat_vec(n, n, k->Minv, k->p1, k->v);
+    wb_constraint_hessian_vector(k->model, k->Q + (size_t)(s - 1) * n, k->v, k->B);
+    mat_mul(m, n, n, k->B, k->Minv, k->BM);
+    mat_mul(m, n, n, k->G + (size_t)(s - 1) * m * n, k->Minv, k->GM);
+    for (int kk = 0; kk < s; kk++)
+        mat_block_add(J, N, row, kk * n, m, n, k->BM, h * k->a[(s - 1) * s + kk]);
+    for (int j = 0; j < s; j++) {
+        mat_mul(m, n, n, k->GM, k->KM + (size_t)j * n * n, k->GMKM);
+        for (int kk = 0; kk < s; kk++) {
+            const double w = h * h * k->b[j] * k->a[j * s + kk];
+            if (w != 0.0)
+                mat_block_add(J, N, row, kk * n, m, n, k->GMKM, -w);
+        }
+    }
+    for (int kk = 0; kk < s; kk++) {
+        mat_mul_bt(m, n, m, k->GM, k->G + (size_t)kk * m * n, k->GG);
+        mat_block_add(J, N, row, s * n + kk * m, m, m, k->GG, -h * k->b[kk]);
     }
 }
 
 static int jacobian(void *user, const double *x, double *J)
 {
     spark *k = user;
-    const int n = k->n, m = k->m, s = k->s, N = k->size;
-    const double h = k->h;
     stages(k, x);
     stage_hessians(k, x);
-    for (int e = 0; e < N * N; e++)
-        J[e] = 0;
-    /* W_jk = d F_j / d P_k = h a_jk K_j M^-1 (n x n), used by every block row */
-    for (int i = 0; i < s; i++) {
-        for (int kk = 0; kk < s; kk++) {
-            /* momentum rows: d/dP_k = delta_ik I + h^2 sum_j ah_ij a_jk K_j M^-1 */
-            for (int r = 0; r < n; r++)
-                for (int c = 0; c < n; c++) {
-                    double sum = (i == kk && r == c);
-                    for (int j = 0; j < s; j++) {
-                        double w = h * h * k->ah[i * s + j] * k->a[j * s + kk];
-                        if (w == 0.0)
-                            continue;
-                        const double *Kj = k->K + (size_t)j * n * n;
-                        sum += w * vec_dot(n, Kj + (size_t)r * n, k->MG + (size_t)c * n);
-                    }
-                    J[(size_t)(i * n + r) * N + kk * n + c] = sum;
-                }
-            /* d/dL_j = h ah_ij G_j^T */
-            const double *Gk = k->G + (size_t)kk * m * n;
-            for (int r = 0; r < n; r++)
-                for (int c = 0; c < m; c++)
-                    J[(size_t)(i * n + r) * N + s * n + kk * m + c] =
-                        h * k->ah[i * s + kk] * Gk[(size_t)c * n + r];
-        }
-    }
-    /* position constraints g(Q_i)/h: d/dP_k = a_ik G(Q_i) M^-1 */
-    for (int i = 1; i < s; i++) {
-        const double *Gi = k->G + (size_t)i * m * n;
-        for (int c = 0; c < m; c++) {
-            mat_t_vec(n, n, k->Minv, Gi + (size_t)c * n, k->Gv); /* (G M^-1)_c row */
-            for (int kk = 0; kk < s; kk++)
-                for (int col = 0; col < n; col++)
-                    J[(size_t)(s * n + (i - 1) * m + c) * N + kk * n + col] =
-                        k->a[i * s + kk] * k->Gv[col];
-        }
-    }
-    /* hidden constraint G(q1) M^-1 p1:
-     *   d/dP_k = B(q1, v1) h a_sk M^-1 - G(q1) M^-1 h sum_j b_j h a_jk K_j M^-1
-     *   d/dL_j = -h b_j G(q1) M^-1 G_j^T */
-    const double *Gs = k->G + (size_t)(s - 1) * m * n, *qs = k->Q + (size_t)(s - 1) * n;
-    mat_vec(n, n, k->Minv, k->p1, k->v);
-    wb_constraint_hessian_vector(k->model, qs, k->v, k->B);
-    const size_t row0 = (size_t)(s * n + (s - 1) * m);
-    for (int c = 0; c < m; c++) {
-        mat_t_vec(n, n, k->Minv, Gs + (size_t)c * n, k->Gv); /* row c of G(q1) M^-1 */
-        for (int kk = 0; kk < s; kk++) {
-            for (int col = 0; col < n; col++) {
-                double sum = h * k->a[(s - 1) * s + kk] *
-                             vec_dot(n, k->B + (size_t)c * n, k->MG + (size_t)col * n);
-                for (int j = 0; j < s; j++) {
-                    double w = h * h * k->b[j] * k->a[j * s + kk];
-                    if (w == 0.0)
-                        continue;
-                    const double *Kj = k->K + (size_t)j * n * n;
-                    /* (G M^-1 K_j M^-1)_{c,col} */
-                    double acc = 0;
-                    for (int r = 0; r < n; r++)
-                        acc += k->Gv[r] * vec_dot(n, Kj + (size_t)r * n, k->MG + (size_t)col * n);
-                    sum -= w * acc;
-                }
-                J[(row0 + c) * N + kk * n + col] = sum;
-            }
-            const double *Gk = k->G + (size_t)kk * m * n;
-            for (int d = 0; d < m; d++)
-                J[(row0 + c) * N + s * n + kk * m + d] =
-                    -h * k->b[kk] * vec_dot(n, k->Gv, Gk + (size_t)d * n);
-        }
-    }
+    memset(J, 0, (size_t)k->size * k->size * sizeof(double));
+    momentum_rows(k, J);
+    position_rows(k, J);
+    hidden_constraint_rows(k, J);
     return WB_OK;
 }
 
@@ -223,14 +230,42 @@ static void destroy(void *inst)
     free(k);
 }
 
+/* One block of doubles, owned by x, carved into the arrays. */
+static int allocate(spark *k)
+{
+    const size_t n = (size_t)k->n, m = (size_t)k->m, s = (size_t)k->s, N = (size_t)k->size;
+    const size_t doubles = 2 * N + n * n + 3 * s * n + s * m * n + s * n * n + 2 * n * n +
+                           2 * n + 4 * m * n + m * m;
+    k->x = calloc(doubles, sizeof(double));
+    k->newton = k->host->newton_create(k->host, k->size);
+    if (!k->x || !k->newton)
+        return WB_ERR_NOMEM;
+    double *p = k->x + N;
+    k->saved = p, p += N;
+    k->Minv = p, p += n * n;
+    k->V = p, p += s * n;
+    k->Q = p, p += s * n;
+    k->F = p, p += s * n;
+    k->G = p, p += s * m * n;
+    k->KM = p, p += s * n * n;
+    k->hess = p, p += n * n;
+    k->T = p, p += n * n;
+    k->v = p, p += n;
+    k->p1 = p, p += n;
+    k->B = p, p += m * n;
+    k->BM = p, p += m * n;
+    k->GM = p, p += m * n;
+    k->GMKM = p, p += m * n;
+    k->GG = p;
+    return WB_OK;
+}
+
 static int create(const wb_host *host, const wb_model *model, const wb_option_value *opts,
                   void **inst)
 {
-    if (!model->mass_constant) {
-        host->error(host, "spark needs a constant mass matrix; model '%s' has a "
-                          "configuration-dependent one", model->name);
-        return WB_ERR_INVALID;
-    }
+    int status = wb_require_constant_mass(host, model, "spark");
+    if (status != WB_OK)
+        return status;
     const int s = (int)opts[OPT_S].number;
     const wb_tableau *pair = host->tableau_family(host, "lobatto_iiia_iiib", s);
     if (!pair)
@@ -245,50 +280,20 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
         host->error(host, "spark: out of memory");
         return WB_ERR_NOMEM;
     }
-    const int n = model->nq, m = model->n_holonomic;
-    k->host = host, k->model = model, k->n = n, k->m = m, k->s = s;
-    k->size = s * (n + m);
+    k->host = host, k->model = model, k->n = model->nq, k->m = model->n_holonomic, k->s = s;
+    k->size = s * (k->n + k->m);
     k->a = pair->a, k->ah = pair->a2, k->b = pair->b;
     host->newton_defaults(host, &k->newton_options);
     k->newton_options.tol = opts[OPT_TOL].number;
     k->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
     k->newton_options.simplified = opts[OPT_ITERATION].string[0] == 's';
     k->newton_options.step_tol = opts[OPT_STEP_TOL].number;
-    /* x, saved; Minv, MG; Q, F; G; K; v, p1, tmp, Gv; B; T */
-    size_t doubles = 2 * (size_t)k->size + 2 * (size_t)n * n + 2 * (size_t)s * n +
-                     (size_t)s * m * n + (size_t)s * n * n + 4 * (size_t)n + (size_t)m * n +
-                     (size_t)n * n;
-    k->x = calloc(doubles, sizeof(double));
-    k->newton = host->newton_create(host, k->size);
-    if (!k->x || !k->newton) {
+    if (allocate(k) != WB_OK) {
         destroy(k);
         host->error(host, "spark: out of memory");
         return WB_ERR_NOMEM;
     }
-    double *p = k->x + k->size;
-    k->saved = p, p += k->size;
-    k->Minv = p, p += (size_t)n * n;
-    k->MG = p, p += (size_t)n * n;  /* M^-1 transposed columns: row c = column c of M^-1 */
-    k->Q = p, p += (size_t)s * n;
-    k->F = p, p += (size_t)s * n;
-    k->G = p, p += (size_t)s * m * n;
-    k->K = p, p += (size_t)s * n * n;
-    k->v = p, p += n;
-    k->p1 = p, p += n;
-    k->tmp = p, p += n;
-    k->Gv = p, p += n;
-    k->B = p, p += (size_t)m * n;
-    k->T = p;
-    /* M^-1 by columns (the mass matrix is constant) */
-    for (int j = 0; j < n; j++) {
-        for (int i = 0; i < n; i++)
-            k->tmp[i] = (i == j);
-        wb_mass_solve(model, k->tmp, k->tmp, k->v); /* q is irrelevant: M is constant */
-        for (int i = 0; i < n; i++) {
-            k->Minv[i * n + j] = k->v[i];
-            k->MG[j * n + i] = k->v[i];
-        }
-    }
+    wb_constant_inverse_mass(model, k->Q, k->Minv); /* Q (s >= 2 stages) is free until a step */
     *inst = k;
     return WB_OK;
 }
@@ -311,7 +316,7 @@ static int step(void *inst, double t, double h, const double *q0, const double *
 {
     spark *k = inst;
     (void)t;
-    k->h = h, k->q0 = q0, k->p0 = p0;
+    k->h = h, k->q0 = q0, k->p0 = p0, k->stats = stats;
     /* guess: P_i = p0, every L_i = the previous step's last multiplier */
     vec_copy(k->size, k->x, k->saved);
     for (int i = 0; i < k->s; i++)
@@ -325,8 +330,8 @@ static int step(void *inst, double t, double h, const double *q0, const double *
         vec_copy(k->size, k->saved, k->x);
         return status;
     }
-    stages(k, k->x);
-    stats->function_evals += (uint64_t)k->s;
+    /* newton_solve returns WB_OK right after the residual at the returned x:
+     * Q and p1 are that x's */
     vec_copy(k->n, k->Q + (size_t)(k->s - 1) * k->n, q1);
     vec_copy(k->n, k->p1, p1);
     return WB_OK;
@@ -351,14 +356,14 @@ static const wb_method spark_method = {
     .name = "spark",
     .doc = "constrained Lobatto IIIA-IIIB (Jay; HLW VII.1): symplectic, order 2s-2",
     .options = options,
-    .n_options = sizeof options / sizeof options[0],
+    .n_options = WB_ARRAY_COUNT(options),
     .requires = requires,
     .handles = WB_HANDLES_HOLONOMIC,
     .order_doc = "2s-2",
     .property_flags = WB_PROP_SYMPLECTIC | WB_PROP_SYMMETRIC | WB_PROP_MOMENTUM_CONSERVING |
                       WB_PROP_POSITION_CONSTRAINT | WB_PROP_VELOCITY_CONSTRAINT,
     .aux = aux,
-    .n_aux = 1,
+    .n_aux = WB_ARRAY_COUNT(aux),
     .describe = describe,
     .create = create,
     .destroy = destroy,
@@ -369,21 +374,5 @@ static const wb_method spark_method = {
 
 static const wb_method *const methods[] = {&spark_method};
 
-static const wb_family spark_family = {
-    .struct_size = sizeof(wb_family),
-    .name = "spark",
-    .doc = "constrained Lobatto IIIA-IIIB for holonomic constraints",
-    .methods = methods,
-    .n_methods = 1,
-};
-
-WB_PLUGIN_ENTRY = {
-    .abi_major = WB_ABI_MAJOR,
-    .abi_minor = WB_ABI_MINOR,
-    .struct_size = sizeof(wb_plugin_entry),
-    .kind = WB_KIND_INTEGRATOR,
-    .name = "spark",
-    .version = "1.0",
-    .description = "constrained Lobatto IIIA-IIIB (SPARK) for holonomic constraints",
-    .descriptor = &spark_family,
-};
+WB_INTEGRATOR_PLUGIN("spark", "constrained Lobatto IIIA-IIIB for holonomic constraints",
+                     "constrained Lobatto IIIA-IIIB (SPARK) for holonomic constraints", methods);

@@ -173,5 +173,9 @@ static inline void wb_invariants(const wb_model *m, const double *q,
 { WB_CALL(m, invariants, q, p, out); }
 static inline void wb_initial(const wb_model *m, double *q, double *p)
 { WB_CALL(m, initial, q, p); }
+static inline void wb_potential_discrete_gradient(const wb_model *m,
+                                                  const double *q0,
+                                                  const double *q1, double *dg)
+{ WB_CALL(m, potential_discrete_gradient, q0, q1, dg); }
 
 #endif
