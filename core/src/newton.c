@@ -59,6 +59,7 @@ void newton_defaults(const wb_host *host, wb_newton_options *opt)
     opt->max_iter = 50;
     opt->simplified = 0;
     opt->fd_eps = 0.0;
+    opt->settle_update = 0;
 }
 
 static int eval_residual(wb_residual_fn residual, void *user,
@@ -115,6 +116,26 @@ static int form_jacobian(const wb_host *host, wb_newton *ws,
     return status;
 }
 
+/* Every |dx_i| <= tol max(1, |x_i|): relative to each unknown, since an
+ * absolute test stalls on the round-off of large unknowns (multipliers). */
+static int update_settled(int n, const double *x, const double *dx, double tol)
+{
+    for (int i = 0; i < n; i++)
+        if (!(fabs(dx[i]) <= tol * fmax(1.0, fabs(x[i]))))
+            return 0;
+    return 1;
+}
+
+/* With settle_update, whether the residual test's solution also passes the
+ * update test, or cannot get better: the residual no longer falls by
+ * orders of magnitude over an update taken below tol. */
+static int settled(const wb_newton_options *opt, int n, const double *x, const double *dx,
+                   int iterations, int settling, double residual, double residual_before)
+{
+    return !opt->settle_update || iterations == 0 || update_settled(n, x, dx, opt->tol) ||
+           (settling > 0 && !(residual < 1e-3 * residual_before));
+}
+
 int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
                  wb_jacobian_fn jacobian, void *user, double *x,
                  const wb_newton_options *opt, wb_step_stats *stats,
@@ -122,14 +143,14 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
 {
     const int n = ws->n;
     /* a caller's structs must hold at least their ABI 1.0 members */
-    if (!WB_HAS_FIELD(opt, wb_newton_options, fd_eps) ||
+    if (!WB_HAS_FIELD(opt, wb_newton_options, settle_update) ||
         (report && !WB_HAS_FIELD(report, wb_newton_report, step_norm))) {
         host->error(host, "newton_solve: wb_newton_options or wb_newton_report smaller than "
                           "its ABI 1.0 layout (set struct_size = sizeof)");
         return WB_ERR_INVALID;
     }
-    double step_norm = 0.0, residual_norm = 0.0;
-    int iterations = 0, status = WB_OK, have_factors = 0;
+    double step_norm = 0.0, residual_norm = 0.0, residual_before = INFINITY;
+    int iterations = 0, settling = 0, status = WB_OK, have_factors = 0;
 
     for (;;) {
         status = eval_residual(residual, user, x, ws->residual, stats);
@@ -146,9 +167,20 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
          * whose round-off floor lies above tol can still converge) */
         int small_step = opt->step_tol > 0.0 && iterations > 0 &&
                          step_norm <= opt->step_tol * (1.0 + vec_max_abs(n, x));
-        if (residual_norm <= opt->tol || small_step)
+        if (small_step)
             break;
-        if (iterations >= opt->max_iter) {
+        if (residual_norm <= opt->tol) {
+            if (settled(opt, n, x, ws->update, iterations, settling, residual_norm,
+                        residual_before))
+                break;
+            if (settling++ >= opt->max_iter) {
+                host->error(host, "Newton: the updates stay above the tolerance %.3e after "
+                            "%d more iterations (last update %.3e, residual %.3e)",
+                            opt->tol, opt->max_iter, step_norm, residual_norm);
+                status = WB_ERR_NEWTON;
+                break;
+            }
+        } else if (iterations >= opt->max_iter) {
             host->error(host, "Newton did not converge in %d iterations "
                         "(residual %.3e, tolerance %.3e)",
                         iterations, residual_norm, opt->tol);
@@ -173,6 +205,7 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
         for (int i = 0; i < n; i++)
             x[i] -= ws->update[i];
         step_norm = vec_max_abs(n, ws->update);
+        residual_before = residual_norm;
         iterations++;
         if (stats)
             stats->newton_iterations++;

@@ -51,17 +51,14 @@ struct ggl {
     int trapezoidal;          /* vi_theta: option B                        */
     int advanced_guess;       /* q^{n+1} guess q^n + h v^n instead of q^n  */
     int gradient;             /* em, em_gonzalez: enum ggl_gradient        */
-    int step_test;            /* also require the last update <= tol       */
     wb_newton *newton;
     wb_newton_options newton_options;
-    wb_newton_options one_update;  /* exactly one more Newton update        */
 
     /* the step being solved */
     double h;
     const double *q0, *p0;
     double *x, *saved;        /* unknowns (x owns the work memory); the
                                  previous step's, restored on failure      */
-    double *before;           /* unknowns before an extra Newton update    */
 
     /* constant mass matrix and its inverse, n x n */
     double *M, *Minv;

@@ -34,12 +34,9 @@ static void decode_common(const wb_option_value *opts, const wb_host *host, ggl 
     proto->newton_options.tol = opts[OPT_TOL].number;
     proto->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
     proto->advanced_guess = strcmp(opts[OPT_GUESS].string, "advanced") == 0;
-    proto->step_test = strcmp(opts[OPT_CONVERGENCE].string, "step") == 0;
-    /* one update, then stop: tol 0 never holds, a huge step_tol always does */
-    proto->one_update = proto->newton_options;
-    proto->one_update.tol = 0.0;
-    proto->one_update.step_tol = DBL_MAX;
-    proto->one_update.max_iter = 1;
+    /* the paper's code stops on max(|R|, |dz|) < tol; the round-off claims
+     * rely on the update that follows |R| <= tol */
+    proto->newton_options.settle_update = strcmp(opts[OPT_CONVERGENCE].string, "step") == 0;
 }
 
 /* ---- vi_s ------------------------------------------------------------------------ */

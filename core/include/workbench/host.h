@@ -78,6 +78,13 @@ typedef struct wb_newton_options {
     int max_iter;      /* iterations before WB_ERR_NEWTON                   */
     int simplified;    /* 1: reuse the first Jacobian of the solve (chord)  */
     double fd_eps;     /* relative FD step when no Jacobian given; 0=auto  */
+    /* 1: once max|r_i| <= tol, keep updating until the last update is also
+     * below tol relative to each unknown (|dx_i| <= tol max(1, |x_i|)), or
+     * the residual has reached its round-off floor (an update no longer
+     * cuts it by 1000): a residual just under tol may still hide an update
+     * of 1e-6.  These further updates get their own max_iter.  0: stop at
+     * the residual test alone (the default). */
+    int settle_update;
 } wb_newton_options;
 
 typedef struct wb_newton_report {
