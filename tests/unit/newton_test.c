@@ -138,6 +138,24 @@ static int scaled_sqrt2_jacobian(void *user, const double *x, double *J)
     return WB_OK;
 }
 
+/* scale (e^x - e): a residual scaled so small that it meets tol while the
+ * update is still large. */
+static int scaled_exp(void *user, const double *x, double *r)
+{
+    trace *t = user;
+    r[0] = t->scale * (exp(x[0]) - exp(1.0));
+    record(t, 1, x, r);
+    return WB_OK;
+}
+
+static int scaled_exp_jacobian(void *user, const double *x, double *J)
+{
+    trace *t = user;
+    t->jacobian_calls++;
+    J[0] = t->scale * exp(x[0]);
+    return WB_OK;
+}
+
 /* ---- helpers ----------------------------------------------------------------------- */
 
 typedef struct run {
@@ -196,7 +214,7 @@ static void test_defaults_and_create(const wb_host *host)
     wb_newton_options opt = defaults(host);
     CHECK(opt.struct_size == sizeof opt, "defaults: struct_size %u", opt.struct_size);
     CHECK(opt.tol == 1e-12 && opt.step_tol == 0.0 && opt.max_iter == 50 &&
-              opt.simplified == 0 && opt.fd_eps == 0.0,
+              opt.simplified == 0 && opt.fd_eps == 0.0 && opt.settle_update == 0,
           "defaults: tol %g, step_tol %g, max_iter %d, simplified %d, fd_eps %g", opt.tol,
           opt.step_tol, opt.max_iter, opt.simplified, opt.fd_eps);
     host_clear_error();
@@ -398,6 +416,32 @@ static void test_step_tol_tight(const wb_host *host)
 
 /* workbench/host.h: "converged when max|r_i| <= tol ... or when
  * max|dx_i| <= step_tol*(1+max|x|) after an update (0 disables this test)". */
+/* settle_update: the residual test alone stops near x = 1 + 2e-4 (residual
+ * 5e-10 <= tol after an update of 2e-2); settling continues until the
+ * update is below tol too, landing on the root to round-off. */
+static void test_settle_update(const wb_host *host)
+{
+    wb_newton_options opt = defaults(host);
+    opt.tol = 1e-9;
+    const double x0[1] = {0.0};
+    run plain = solve(host, 1, scaled_exp, scaled_exp_jacobian, x0, &opt, 1e-6);
+    CHECK_STATUS(plain.status, WB_OK, "residual test alone");
+    CHECK(fabs(plain.x[0] - 1.0) > 1e-5, "residual test alone stops early: |x - 1| = %.3e",
+          fabs(plain.x[0] - 1.0));
+    opt.settle_update = 1;
+    run settled = solve(host, 1, scaled_exp, scaled_exp_jacobian, x0, &opt, 1e-6);
+    CHECK_STATUS(settled.status, WB_OK, "settle_update");
+    CHECK(fabs(settled.x[0] - 1.0) <= 1e-14, "settle_update reaches the root: |x - 1| = %.3e",
+          fabs(settled.x[0] - 1.0));
+    CHECK(settled.report.iterations > plain.report.iterations &&
+              settled.report.iterations <= plain.report.iterations + 3,
+          "settle_update: %d iterations after the residual test's %d (quadratic: a few more)",
+          settled.report.iterations, plain.report.iterations);
+    CHECK(settled.trace.calls == settled.report.iterations + 1,
+          "settle_update: one residual per iterate (%d calls, %d iterations)",
+          settled.trace.calls, settled.report.iterations);
+}
+
 static void test_step_tol_contract(const wb_host *host)
 {
     /* (a) A residual whose round-off floor (~1e-8) lies above tol: only the
@@ -448,5 +492,6 @@ int main(int argc, char **argv)
     test_nonfinite(host);
     test_residual_status_propagates(host);
     test_step_tol_tight(host);
+    test_settle_update(host);
     return test_summary("newton");
 }
