@@ -36,17 +36,6 @@ local function timed(options)
           jacobians = stats.jacobian_evals / steps}
 end
 
--- least squares y = a + b x
-local function line(xs, ys)
-  local n, sx, sy, sxx, sxy = #xs, 0, 0, 0, 0
-  for i = 1, n do
-    sx, sy = sx + xs[i], sy + ys[i]
-    sxx, sxy = sxx + xs[i] * xs[i], sxy + xs[i] * ys[i]
-  end
-  local b = (n * sxy - sx * sy) / (n * sxx - sx * sx)
-  return (sy - b * sx) / n, b
-end
-
 wb.printf("HBVM(k,s) on tethered_satellites, h = %g, %d steps, best of %d runs, fixed-point "
           .. "iteration to round-off\n\n", h, steps, repeats)
 local rows = {}
@@ -55,7 +44,7 @@ for s = 1, 3 do
   for i, k in ipairs({s, 2 * s, 3 * s, 6 * s}) do runs[i] = {k = k, r = timed({k = k, s = s})} end
   local xs, ys = {}, {}
   for i, run in ipairs(runs) do xs[i], ys[i] = run.r.evals, run.r.us end
-  local a, c_eval = line(xs, ys)
+  local a, c_eval = wb.fit_line(xs, ys) -- least squares t = a + c_eval * evals
   local base = runs[1].r
   for _, run in ipairs(runs) do
     local r = run.r

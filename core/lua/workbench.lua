@@ -113,6 +113,53 @@ function wb.max_abs(t, first, last)
   return m
 end
 
+-- The largest argument, NaN as soon as one argument is NaN (math.max
+-- skips a NaN: math.max(0, 0/0) == 0, so a running maximum built on it
+-- hides a diverged value).
+function wb.max(...)
+  local n = select("#", ...)
+  if n == 0 then error("wb.max: give at least one number", 2) end
+  local m = ...
+  if m ~= m then return m end
+  for i = 2, n do
+    local x = select(i, ...)
+    if x ~= x then return x end
+    if x > m then m = x end
+  end
+  return m
+end
+
+-- x[i] - x[1] for every i: the change from the first value
+function wb.deviation(x)
+  local out = {}
+  for i = 1, #x do out[i] = x[i] - x[1] end
+  return out
+end
+
+-- max_i |x[i] - x[1]|: the drift of a conserved quantity (NaN kept)
+function wb.drift(x)
+  return wb.max_abs(wb.deviation(x))
+end
+
+-- max |x[i]| over the i with a <= t[i] <= b (0 if none); a NaN stays
+function wb.max_abs_between(t, x, a, b)
+  local m = 0
+  for i = 1, #x do
+    if t[i] >= a and t[i] <= b then
+      local v = abs(x[i])
+      if v ~= v or v > m then m = v end
+    end
+  end
+  return m
+end
+
+-- max |x| over the first and over the last tenth of x: the first and the
+-- last k = max(1, #x // 10) entries.  Returns first, last (NaN kept).
+function wb.tenths(x)
+  local k = math.max(1, #x // 10)
+  return wb.max_abs(x, 1, k), wb.max_abs(x, #x - k + 1, #x)
+end
+
 function wb.linspace(a, b, n)
   local t = {}
   for i = 0, n - 1 do t[i + 1] = a + (b - a) * i / (n - 1) end
@@ -129,20 +176,44 @@ end
 -- Convergence orders
 ---------------------------------------------------------------------------
 
+-- Least-squares line y = a + b x through the points (x[i], y[i]):
+-- returns the intercept a and the slope b (NaN with fewer than two
+-- distinct x; a NaN among the points gives NaN).
+function wb.fit_line(x, y)
+  if #x ~= #y then error(format("wb.fit_line: %d x values and %d y values", #x, #y), 2) end
+  local n, sx, sy, sxx, sxy = #x, 0, 0, 0, 0
+  for i = 1, n do
+    sx, sy, sxx, sxy = sx + x[i], sy + y[i], sxx + x[i] * x[i], sxy + x[i] * y[i]
+  end
+  if n < 2 then return 0 / 0, 0 / 0 end
+  local b = (n * sxy - sx * sy) / (n * sxx - sx * sx)
+  return (sy - b * sx) / n, b
+end
+
+-- Pairwise orders: r[i] = log(e[i-1] / e[i]) / log(h[i-1] / h[i]) for
+-- i >= 2 (r[1] and the entries next to a missing error are nil).
+function wb.rates(h, e)
+  local r = {}
+  for i = 2, #h do
+    if e[i] and e[i - 1] then r[i] = log(e[i - 1] / e[i]) / log(abs(h[i - 1] / h[i])) end
+  end
+  return r
+end
+
 -- Least-squares slope of log(err) against log(h) over the points whose
 -- error is finite and above `floor`; returns slope, number of points used.
 function wb.fit_order(h, err, floor)
   floor = floor or 0
-  local n, sx, sy, sxx, sxy = 0, 0, 0, 0, 0
+  local x, y = {}, {}
   for i = 1, #h do
     local e = err[i]
     if is_number(e) and e > floor and e < huge then
-      local x, y = log(abs(h[i])), log(e)
-      n, sx, sy, sxx, sxy = n + 1, sx + x, sy + y, sxx + x * x, sxy + x * y
+      x[#x + 1], y[#y + 1] = log(abs(h[i])), log(e)
     end
   end
-  if n < 2 then return 0 / 0, n end
-  return (n * sxy - sx * sy) / (n * sxx - sx * sx), n
+  if #x < 2 then return 0 / 0, #x end
+  local _, slope = wb.fit_line(x, y)
+  return slope, #x
 end
 
 local function quantity_of(sol, quantity)
@@ -196,11 +267,8 @@ function wb.order(spec)
     end
     result.h[i] = h
     result.errors[i] = wb.norm(wb.sub(v, ref), norm_kind) / scale
-    if i > 1 then
-      result.orders[i] = log(result.errors[i - 1] / result.errors[i]) /
-                         log(abs(result.h[i - 1] / h))
-    end
   end
+  result.orders = wb.rates(result.h, result.errors)
   local floor = spec.floor or 1e-12 * math.max(1, wb.norm(ref, norm_kind)) / scale
   result.order, result.used = wb.fit_order(result.h, result.errors, floor)
   return result

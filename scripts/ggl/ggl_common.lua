@@ -110,7 +110,7 @@ function common.velocity_constraint(model, sol, scheme)
   for i = 1, sol.n do
     if v[i] then
       local G, worst = model:constraint_jacobian(q[i]), 0
-      for k = 1, #G do worst = math.max(worst, math.abs(dot(G[k], v[i]))) end
+      for k = 1, #G do worst = wb.max(worst, math.abs(dot(G[k], v[i]))) end
       t[#t + 1] = sol.t[i]
       out[#out + 1] = worst
     end
@@ -128,28 +128,14 @@ function common.increments(t, x)
   return ti, d
 end
 
--- |x_n - x_0|
-function common.deviation(x)
-  return wb.map(x, function(value) return math.abs(value - x[1]) end)
-end
-
 function common.abs(x)
-  return wb.map(x, function(value) return math.abs(value) end)
+  return wb.map(x, math.abs)
 end
 
 -- Values below `floor` are shown at the floor on a log axis (exact zeros
--- would otherwise vanish from the figure).
+-- would otherwise vanish from the figure); a NaN stays NaN.
 function common.floored(x, floor)
-  return wb.map(x, function(value) return math.max(math.abs(value), floor) end)
-end
-
--- max |x_i| over the entries whose time lies in [a, b]
-function common.max_between(t, x, a, b)
-  local m = 0
-  for i = 1, #x do
-    if t[i] >= a and t[i] <= b then m = math.max(m, math.abs(x[i])) end
-  end
-  return m
+  return wb.map(x, function(value) return wb.max(math.abs(value), floor) end)
 end
 
 function common.format_list(x, fmt)

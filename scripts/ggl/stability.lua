@@ -57,7 +57,7 @@ for _, h in ipairs(steps_sizes) do
     local worst = 0
     for i = 1, #E do
       if run.blow_up and t[i] >= run.blow_up then break end
-      worst = math.max(worst, math.abs(E[i] - E0) / E0)
+      worst = wb.max(worst, math.abs(E[i] - E0) / E0)
     end
     run.energy_error = worst
     run.stable = run.blow_up == nil and run.failure == nil
@@ -83,6 +83,15 @@ for _, h in ipairs(steps_sizes) do
 end
 wb.printf("time of blow-up (E: |H - H0| > 10 H0; N: Newton failed; none: reached T = %g)\n", T)
 wb.print_table(header, rows)
+for _, h in ipairs(steps_sizes) do -- where Newton fails after the energy blew up
+  for _, s in ipairs(schemes) do
+    local run = runs[h][s.label]
+    if run.blow_up and run.failure then
+      wb.printf("  h = %g, %s: |H - H0| > 10 H0 from t = %.4g, Newton fails at t = %.4g\n", h,
+                s.label, run.blow_up, run.failure)
+    end
+  end
+end
 wb.printf("max |H - H0| / H0 before any blow-up:\n")
 rows = {}
 for _, h in ipairs(steps_sizes) do
@@ -102,7 +111,7 @@ for _, h in ipairs{0.01, 0.05, 0.25, 0.675} do
     local run = runs[h][s.label]
     if #run.t > 1 then
       out[#out + 1] = {x = run.t, title = s.label, style = common.style(s.label),
-                       y = wb.map(run.E, function(e) return math.max(math.abs(e - E0) / E0, 1e-17) end)}
+                       y = wb.map(run.E, function(e) return wb.max(math.abs(e - E0) / E0, 1e-17) end)}
     end
   end
   wb.plot{file = string.format("plots/ggl/fp_stability_h%g.png", h), logscale = "y",

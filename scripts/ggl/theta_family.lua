@@ -59,18 +59,18 @@ end
 -- stretch of steps with lo < |x_n| < hi (the growth phase, before the
 -- nonlinear saturation)
 local function growth_factor(x, lo, hi)
-  local n, sx, sy, sxx, sxy = 0, 0, 0, 0, 0
+  local steps, logs = {}, {}
   for i = 1, #x do
     local a = math.abs(x[i])
     if a > lo and a < hi then
-      local y = math.log(a)
-      n, sx, sy, sxx, sxy = n + 1, sx + i, sy + y, sxx + i * i, sxy + i * y
-    elseif n > 0 and a >= hi then
+      steps[#steps + 1], logs[#logs + 1] = i, math.log(a)
+    elseif #steps > 0 and a >= hi then
       break
     end
   end
-  if n < 3 then return 0 / 0, n end
-  return math.exp((n * sxy - sx * sy) / (n * sxx - sx * sx)), n
+  if #steps < 3 then return 0 / 0, #steps end
+  local _, slope = wb.fit_line(steps, logs)
+  return math.exp(slope), #steps
 end
 
 local cases = {

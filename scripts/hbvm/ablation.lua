@@ -19,7 +19,7 @@
 -- quantity that is not conserved drifts by O(h^2k).
 --
 -- Claims checked: every conserved quantity stays below 1e-13 on the whole
--- ladder; every other one has a fitted order within 0.35 of 2k (over the
+-- ladder; every other one has a fitted order within 0.15 of 2k (over the
 -- step sizes where it is above 1e-14, at least two); where fewer than two
 -- are (HBVM(5,2) and (6,3), g defects O(h^10) and O(h^12)), the defect is
 -- visible at h = 0.2 (above 5e-15, while exact runs stay below 6e-16) and
@@ -106,7 +106,7 @@ for _, r in ipairs(rows) do
                       string.format("%s: %s conserved (degree <= 2k/s = %.3g)", r.name, what,
                                     2 * r.k / r.s))
     elseif points >= 2 then
-      wb.expect_near(order, 2 * r.k, 0.35,
+      wb.expect_near(order, 2 * r.k, 0.15,
                      string.format("%s: %s not conserved, drifts with order 2k = %d (%d points)",
                                    r.name, what, 2 * r.k, points))
     else -- the defect is O(h^2k) with 2k >= 10: round-off below h = 0.2

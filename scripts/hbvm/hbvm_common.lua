@@ -1,8 +1,9 @@
 -- Shared helpers of the line-integral (HBVM) reproduction scripts in this
--- folder: agreement with the paper's printed numbers, convergence rates,
--- the per-table error metrics, table printing, and the exact solution of
--- the planar pendulum.  Not a reproduction by itself; a script loads it
--- with
+-- folder: agreement with the paper's printed numbers and the claims of a
+-- table, the per-table error metrics, the RK4 reference and the
+-- self-difference tables of Tables 3 and 4, table printing and plot
+-- series, and the exact solution of the planar pendulum.  Not a
+-- reproduction by itself; a script loads it with
 --
 --   package.path = (arg[0]:match("^(.*)/") or ".") .. "/?.lua;" .. package.path
 --   local common = require "hbvm_common"
@@ -11,34 +12,37 @@ local common = {}
 local format, abs, floor, log = string.format, math.abs, math.floor, math.log
 
 ---------------------------------------------------------------------------
--- Agreement with the paper
+-- Agreement with the paper, and the claims of a table
 ---------------------------------------------------------------------------
 
--- |ours - paper| in units of half the second significant digit of the
--- paper's value: <= 1 means the two agree to two significant digits.
-function common.margin(ours, paper)
-  local unit = 10 ^ (floor(log(abs(paper), 10)) - 1)
+-- |ours - paper| in units of half the last of `digits` (default 2)
+-- significant digits of the paper's value: <= 1 means the two agree to
+-- that many significant digits.
+function common.margin(ours, paper, digits)
+  local unit = 10 ^ (floor(log(abs(paper), 10)) - (digits or 2) + 1)
   return abs(ours - paper) / (0.5 * unit)
 end
 
--- One check per column: every paper entry above `floor` (1e-9) agrees
--- with ours to two significant digits.  labels[i] names row i.
-function common.check_column(what, ours, paper, labels, floor_value)
-  floor_value = floor_value or 1e-9
+-- One check per column: every paper entry above `floor_value` (1e-9)
+-- agrees with ours to `digits` (2) significant digits.  labels[i] names
+-- row i; a paper list shorter than ours checks its rows only.
+function common.check_column(what, ours, paper, labels, floor_value, digits)
+  floor_value, digits = floor_value or 1e-9, digits or 2
   local used, worst, worst_i = 0, -1, nil
   for i, p in ipairs(paper) do
     if p > floor_value and ours[i] then
       used = used + 1
-      local m = common.margin(ours[i], p)
-      if not (m <= worst) then worst, worst_i = m, i end
+      local m = common.margin(ours[i], p, digits)
+      if m ~= m or m > worst then worst, worst_i = m, i end
     end
   end
   local detail = used == 0 and "no entries"
-    or format("%d entries; worst %s: %.4e vs paper %.4e, %.2f%% apart, margin %.2f of 1",
+    or format("%d entries; worst %s: %.4e vs paper %.4e, %.3f%% apart, margin %.2f of 1",
               used, labels[worst_i], ours[worst_i], paper[worst_i],
               100 * abs(ours[worst_i] - paper[worst_i]) / paper[worst_i], worst)
   return wb.check(used > 0 and worst <= 1,
-                  what .. ": every entry above 1e-9 agrees with the paper to 2 digits", detail)
+                  format("%s: every entry above %s agrees with the paper to %d digits", what,
+                         format("%g", floor_value):gsub("e%-0", "e-"), digits), detail)
 end
 
 -- Least-squares order of errs against hs over the entries above
@@ -61,15 +65,51 @@ function common.check_order(what, hs, ours, paper, nominal, tol, floor_value)
   return fitted, fitted_paper
 end
 
--- Pairwise rates log(e_i-1 / e_i) / log(h_i-1 / h_i).
-function common.rates(hs, errs)
-  local r = {}
-  for i = 2, #hs do
-    if errs[i] and errs[i - 1] and errs[i] > 0 and errs[i - 1] > 0 then
-      r[i] = log(errs[i - 1] / errs[i]) / log(hs[i - 1] / hs[i])
-    end
+local column_names = {e_s = "e_s", e_l = "e_lam", e_hc = "e_hc"}
+
+-- "n = 0", "n = 1", ...: the row labels of a table r
+function common.labels(r)
+  return wb.map(r.n, function(n) return "n = " .. n end)
+end
+
+-- The claims of one method's table r (fields n, h and the error columns)
+-- against the paper's p (the same fields), for each {field, nominal, tol}
+-- of `orders`: every entry above 1e-9 agrees with the paper to
+-- options.digits (2) digits, and the order fitted over rows
+-- options.first (1) .. #r.h, entries above options.floor (1e-10), agrees
+-- with the paper's and is near nominal within tol.
+function common.check_table(name, r, p, orders, options)
+  options = options or {}
+  for _, o in ipairs(orders) do
+    common.check_column(name .. " " .. column_names[o[1]], r[o[1]], p[o[1]], common.labels(r),
+                        nil, options.digits)
   end
-  return r
+  local first = options.first or 1
+  for _, o in ipairs(orders) do
+    common.check_order(name .. " " .. column_names[o[1]], {table.unpack(r.h, first)},
+                       {table.unpack(r[o[1]], first, #r.h)}, {table.unpack(p[o[1]], first, #r.h)},
+                       o[2], o[3], options.floor)
+  end
+end
+
+-- The orders of the true errors over rows first..#r.h: state 2, the
+-- multiplier against lambda(t_n) 1 and against lambda(t_n + h/2) 2, within
+-- tol[1], tol[2], tol[3].
+function common.check_true_orders(name, r, first, tol)
+  local hs = {table.unpack(r.h, first)}
+  wb.expect_near(wb.fit_order(hs, {table.unpack(r.true_s, first)}), 2, tol[1],
+                 name .. ": true state error, order 2")
+  wb.expect_near(wb.fit_order(hs, {table.unpack(r.true_start, first)}), 1, tol[2],
+                 name .. ": true multiplier error against lambda(t_n), order 1")
+  wb.expect_near(wb.fit_order(hs, {table.unpack(r.true_mid, first)}), 2, tol[3],
+                 name .. ": true multiplier error against lambda(t_n + h/2), order 2")
+end
+
+-- max over the tables results[s] of their column `field` (NaN kept)
+function common.worst(results, field)
+  local m = 0
+  for _, r in ipairs(results) do m = wb.max(m, wb.max_abs(r[field])) end
+  return m
 end
 
 ---------------------------------------------------------------------------
@@ -92,6 +132,22 @@ function common.print_columns(title, columns, count)
       line[c] = format("%-" .. widths[c] .. "s", text)
     end
     io.write("  ", table.concat(line, "  "), "\n")
+  end
+end
+
+-- Append to `series` ours against h (linespoints, lw 1.5 and `marks`,
+-- default "pt 7") and, when `paper` is given, the paper's values on the
+-- same h (circles), both in `color`:
+--   common.paper_series(series, {h =, ours =, paper =, title =,
+--                                paper_title = "paper", color =, marks =})
+function common.paper_series(series, spec)
+  local color = "lc rgb '" .. spec.color .. "'"
+  series[#series + 1] = {x = spec.h, y = spec.ours, title = spec.title, with = "linespoints",
+                         style = "lw 1.5 " .. (spec.marks or "pt 7") .. " " .. color}
+  if spec.paper then
+    series[#series + 1] = {x = spec.h, y = {table.unpack(spec.paper, 1, #spec.h)},
+                           title = spec.paper_title or "paper", with = "points",
+                           style = "pt 6 ps 2 " .. color}
   end
 end
 
@@ -130,7 +186,7 @@ function common.hidden_constraint(sol, model, norm)
   for i = 1, sol.n do
     local s = 0
     for c = 1, #cols do s = s + abs(cols[c][i]) end
-    if s > worst then worst = s end
+    worst = wb.max(worst, s)
   end
   return worst
 end
@@ -144,10 +200,10 @@ function common.self_difference(a, b, model, stride, samples)
   local la, lb = common.lambda_columns(a, model), common.lambda_columns(b, model)
   for j = 0, samples do
     local d = wb.sub(common.state(a, j * stride + 1), common.state(b, 2 * j * stride + 1))
-    es = math.max(es, wb.norm(d))
+    es = wb.max(es, wb.norm(d))
     if j < samples then
       for c = 1, #la do
-        el = math.max(el, abs(la[c][j * stride + 2] - lb[c][2 * j * stride + 2]))
+        el = wb.max(el, abs(la[c][j * stride + 2] - lb[c][2 * j * stride + 2]))
       end
     end
   end
@@ -163,9 +219,118 @@ function common.multiplier_error(sol, model, reference, attribution)
   local worst = 0
   for i = 2, sol.n do -- row 1 (t0) has no step behind it
     local exact = reference(times[i])
-    for c = 1, #cols do worst = math.max(worst, abs(cols[c][i] - exact[c])) end
+    for c = 1, #cols do worst = wb.max(worst, abs(cols[c][i] - exact[c])) end
   end
   return worst
+end
+
+---------------------------------------------------------------------------
+-- Tables 3 and 4: the RK4 reference, the true errors, the self-differences
+---------------------------------------------------------------------------
+
+-- The index-1 formulation by classic.rk4 at h = 0.1 * 2^-exponent on
+-- [0, 10], recorded on the grid of the half steps of the finest HBVM run
+-- (h = 0.1 * 2^-n_max), so that it holds every t_n and t_n + h/2 of the
+-- ladder; its accuracy is the max-norm distance to the run at twice the
+-- step (RK4's error at the finer step is 1/15 of it).  Prints both.
+-- Returns {sol =, accuracy =, model =, n_max =, at = function(row)}, at
+-- giving the state and the multiplier vector of a recorded row.
+function common.reference(model, n_max, exponent)
+  local function run(e)
+    return wb.integrate{model = model, method = "rk4", h = 0.1 * 2 ^ -e, steps = 100 * 2 ^ e,
+                        every = 2 ^ (e - n_max - 1)}
+  end
+  local fine, coarse = run(exponent), run(exponent - 1)
+  local accuracy = 0
+  for i = 1, fine.n do
+    accuracy = wb.max(accuracy, wb.norm(wb.sub(common.state(fine, i), common.state(coarse, i))))
+  end
+  wb.printf("reference: classic.rk4 (index 1) at h = 0.1 * 2^-%d differs from h = 0.1 * 2^-%d "
+            .. "by %.2e; drift off g = 0: %.2e\n", exponent, exponent - 1, accuracy,
+            fine:max("constraint"))
+  local cache = {}
+  local function at(row)
+    if not cache[row] then
+      local q, p = fine:state(row)
+      cache[row] = {wb.concat(q, p), model:multiplier(q, p)}
+    end
+    return cache[row][1], cache[row][2]
+  end
+  return {sol = fine, accuracy = accuracy, model = model, n_max = n_max, at = at}
+end
+
+-- True errors of an HBVM run with h = 0.1 * 2^-n against the reference:
+-- max_n ||y_n - y(t_n)||_inf, the same for the positions alone, and
+-- max_n ||lambda_n - lambda(t)||_inf of the steps [t_n, t_n+1] with
+-- t = t_n and t = t_n + h/2.
+function common.true_errors(sol, n, ref)
+  local stride = 2 ^ (ref.n_max + 1 - n) -- reference rows per step
+  local nq, lam = ref.model.nq, common.lambda_columns(sol, ref.model)
+  local e_state, e_q, e_start, e_mid = 0, 0, 0, 0
+  for i = 1, sol.n do
+    local d = wb.sub(common.state(sol, i), (ref.at((i - 1) * stride + 1)))
+    e_state, e_q = wb.max(e_state, wb.norm(d)), wb.max(e_q, wb.max_abs(d, 1, nq))
+    if i < sol.n then -- the step that starts at row i ends at row i + 1
+      local _, l_start = ref.at((i - 1) * stride + 1)
+      local _, l_mid = ref.at((i - 1) * stride + stride // 2 + 1)
+      for c = 1, #lam do
+        e_start = wb.max(e_start, abs(lam[c][i + 1] - l_start[c]))
+        e_mid = wb.max(e_mid, abs(lam[c][i + 1] - l_mid[c]))
+      end
+    end
+  end
+  return e_state, e_q, e_start, e_mid
+end
+
+-- One method's Table 3 or 4: runs with h = 0.1 * 2^-n, n = 0..n_max + 1,
+-- on [0, 10]; row n = 0..n_max holds the self-differences of runs n and
+-- n + 1 (e_s, e_l), and run n's e_hc (in the norm hc_norm, "inf" or "1"),
+-- e_H, e_g, mean Newton sweeps per step and true errors (true_s, true_q,
+-- true_start, true_mid).
+function common.self_difference_table(model, method, ref, hc_norm)
+  local runs = {}
+  for n = 0, ref.n_max + 1 do
+    runs[n] = wb.integrate{model = model, method = method, h = 0.1 * 2 ^ -n, steps = 100 * 2 ^ n}
+  end
+  local r = {n = {}, h = {}, e_s = {}, e_l = {}, e_hc = {}, e_H = {}, e_g = {}, sweeps = {},
+             true_s = {}, true_q = {}, true_start = {}, true_mid = {}}
+  for n = 0, ref.n_max do
+    local i, sol = n + 1, runs[n]
+    r.n[i], r.h[i] = n, 0.1 * 2 ^ -n
+    r.e_s[i], r.e_l[i] = common.self_difference(sol, runs[n + 1], model, 2 ^ n, 100)
+    r.e_hc[i] = common.hidden_constraint(sol, model, hc_norm)
+    r.e_H[i], r.e_g[i] = sol:max("energy_error_abs"), sol:max("constraint")
+    r.sweeps[i] = sol.stats.mean_newton_iterations
+    r.true_s[i], r.true_q[i], r.true_start[i], r.true_mid[i] = common.true_errors(sol, n, ref)
+  end
+  return r
+end
+
+-- Print a self-difference table r beside the paper's p, then its true
+-- errors (the positions alone too when `positions`).
+function common.print_self_difference(title, r, p, positions)
+  local function rate(values)
+    return {name = "rate", values = wb.rates(r.h, values), fmt = "%.2f", width = 5}
+  end
+  local n = {name = "n", values = r.n, fmt = "%d", width = 2}
+  common.print_columns(title, {
+    n, {name = "e_s", values = r.e_s}, {name = "paper", values = p.e_s}, rate(r.e_s),
+    {name = "e_lam", values = r.e_l}, {name = "paper", values = p.e_l}, rate(r.e_l),
+    {name = "e_H", values = r.e_H, fmt = "%.1e", width = 7},
+    {name = "e_g", values = r.e_g, fmt = "%.1e", width = 7},
+    {name = "e_hc", values = r.e_hc}, {name = "paper", values = p.e_hc}, rate(r.e_hc),
+    {name = "sweeps", values = r.sweeps, fmt = "%.2f", width = 6},
+  }, #r.h)
+  local columns = {n, {name = "state", values = r.true_s}, rate(r.true_s)}
+  if positions then
+    columns[#columns + 1] = {name = "q only", values = r.true_q}
+    columns[#columns + 1] = rate(r.true_q)
+  end
+  columns[#columns + 1] = {name = "lam vs t_n", values = r.true_start}
+  columns[#columns + 1] = rate(r.true_start)
+  columns[#columns + 1] = {name = "lam vs t_n+h/2", values = r.true_mid, width = 14}
+  columns[#columns + 1] = rate(r.true_mid)
+  common.print_columns("  true errors against the reference (not in the paper)", columns, #r.h)
 end
 
 ---------------------------------------------------------------------------

@@ -73,115 +73,25 @@ local paper = {
                  4.5439e-06, 1.1361e-06, 2.8410e-07}},
 }
 
----------------------------------------------------------------------------
--- The reference: index-1 formulation, RK4, recorded on the grid of the
--- half steps of the finest HBVM run (so that it holds every t_n and
--- t_n + h/2 of the ladder).
----------------------------------------------------------------------------
-local ref_dt = 0.1 * 2 ^ -(n_max + 1)
-local function reference_run(exponent)
-  local every = 2 ^ (exponent - n_max - 1)
-  return wb.integrate{model = model, method = "rk4", h = 0.1 * 2 ^ -exponent,
-                      steps = 100 * 2 ^ exponent, every = every}
-end
-local reference = reference_run(ref_exp)
-local reference_coarse = reference_run(ref_exp - 1)
-local ref_accuracy = 0
-for i = 1, reference.n do
-  ref_accuracy = math.max(ref_accuracy, wb.norm(wb.sub(common.state(reference, i),
-                                                       common.state(reference_coarse, i))))
-end
--- RK4's error at the finer step is 1/15 of this difference
-wb.printf("reference: classic.rk4 (index 1) at h = 0.1 * 2^-%d: differs from h = 0.1 * 2^-%d "
-          .. "by %.2e; drift off g = 0: %.2e\n", ref_exp, ref_exp - 1, ref_accuracy,
-          reference:max("constraint"))
-local ref_state, ref_lambda = {}, {}
-local function reference_at(row)
-  if not ref_state[row] then
-    local q, p = reference:state(row)
-    ref_state[row], ref_lambda[row] = wb.concat(q, p), model:multiplier(q, p)[1]
-  end
-  return ref_state[row], ref_lambda[row]
-end
-
--- True errors of an HBVM run with h = 0.1 * 2^-n against the reference.
-local function true_errors(sol, n)
-  local stride = 2 ^ (n_max + 1 - n) -- reference rows per step
-  local lam = sol:column("lambda")
-  local e_state, e_q, e_start, e_mid = 0, 0, 0, 0
-  for i = 1, sol.n do
-    local y = common.state(sol, i)
-    local yr = reference_at((i - 1) * stride + 1)
-    local d = wb.sub(y, yr)
-    e_state = math.max(e_state, wb.norm(d))
-    e_q = math.max(e_q, wb.max_abs(d, 1, 3))
-    if i < sol.n then -- the step that starts at row i ends at row i + 1
-      local _, l_start = reference_at((i - 1) * stride + 1)
-      local _, l_mid = reference_at((i - 1) * stride + stride // 2 + 1)
-      e_start = math.max(e_start, math.abs(lam[i + 1] - l_start))
-      e_mid = math.max(e_mid, math.abs(lam[i + 1] - l_mid))
-    end
-  end
-  return e_state, e_q, e_start, e_mid
-end
+-- The reference: the index-1 formulation by RK4, recorded on the grid of
+-- the half steps of the finest HBVM run.
+local ref = common.reference(model, n_max, ref_exp)
 
 ---------------------------------------------------------------------------
 -- Table 3
 ---------------------------------------------------------------------------
 local results, series = {}, {}
 local colors = {"#1f77b4", "#d62728", "#2ca02c"}
-local worst_H, worst_g = 0, 0
 for s = 1, 3 do
-  local method = wb.method("hbvm", {k = 3 * s, s = s})
-  local runs = {}
-  for n = 0, n_max + 1 do
-    runs[n] = wb.integrate{model = model, method = method, h = 0.1 * 2 ^ -n, steps = 100 * 2 ^ n}
-  end
-  local r = {n = {}, h = {}, e_s = {}, e_l = {}, e_hc = {}, e_H = {}, e_g = {}, true_s = {},
-             true_q = {}, true_start = {}, true_mid = {}}
-  for n = 0, n_max do
-    local i, sol = n + 1, runs[n]
-    r.n[i], r.h[i] = n, 0.1 * 2 ^ -n
-    r.e_s[i], r.e_l[i] = common.self_difference(sol, runs[n + 1], model, 2 ^ n, 100)
-    r.e_hc[i] = sol:max("hidden_constraint")
-    r.e_H[i], r.e_g[i] = sol:max("energy_error_abs"), sol:max("constraint")
-    r.true_s[i], r.true_q[i], r.true_start[i], r.true_mid[i] = true_errors(sol, n)
-    worst_H, worst_g = math.max(worst_H, r.e_H[i]), math.max(worst_g, r.e_g[i])
-  end
+  local r = common.self_difference_table(model, wb.method("hbvm", {k = 3 * s, s = s}), ref, "inf")
   results[s] = r
-  local p = paper[s]
-  common.print_columns(string.format("\nTable 3, HBVM(%d,%d): ours beside the paper's (self-"
-                                     .. "differences h vs h/2)", 3 * s, s), {
-    {name = "n", values = r.n, fmt = "%d", width = 2},
-    {name = "e_s", values = r.e_s}, {name = "paper", values = p.e_s},
-    {name = "rate", values = common.rates(r.h, r.e_s), fmt = "%.2f", width = 5},
-    {name = "e_lam", values = r.e_l}, {name = "paper", values = p.e_l},
-    {name = "rate", values = common.rates(r.h, r.e_l), fmt = "%.2f", width = 5},
-    {name = "e_H", values = r.e_H, fmt = "%.1e", width = 7},
-    {name = "e_g", values = r.e_g, fmt = "%.1e", width = 7},
-    {name = "e_hc", values = r.e_hc}, {name = "paper", values = p.e_hc},
-    {name = "rate", values = common.rates(r.h, r.e_hc), fmt = "%.2f", width = 5},
-  }, #r.h)
-  common.print_columns("  true errors against the reference (not in the paper)", {
-    {name = "n", values = r.n, fmt = "%d", width = 2},
-    {name = "state", values = r.true_s},
-    {name = "rate", values = common.rates(r.h, r.true_s), fmt = "%.2f", width = 5},
-    {name = "q only", values = r.true_q},
-    {name = "rate", values = common.rates(r.h, r.true_q), fmt = "%.2f", width = 5},
-    {name = "lam vs t_n", values = r.true_start},
-    {name = "rate", values = common.rates(r.h, r.true_start), fmt = "%.2f", width = 5},
-    {name = "lam vs t_n+h/2", values = r.true_mid, width = 14},
-    {name = "rate", values = common.rates(r.h, r.true_mid), fmt = "%.2f", width = 5},
-  }, #r.h)
-  local style = "lc rgb '" .. colors[s] .. "'"
-  series[#series + 1] = {x = r.h, y = r.e_s, title = string.format("e_s HBVM(%d,%d)", 3 * s, s),
-                         with = "linespoints", style = "lw 1.5 pt 7 " .. style}
-  series[#series + 1] = {x = r.h, y = r.e_l, title = string.format("e_lam HBVM(%d,%d)", 3 * s, s),
-                         with = "linespoints", style = "lw 1.5 dt 2 pt 5 " .. style}
-  series[#series + 1] = {x = r.h, y = {table.unpack(p.e_s, 1, #r.h)}, title = "paper",
-                         with = "points", style = "pt 6 ps 2 " .. style}
-  series[#series + 1] = {x = r.h, y = {table.unpack(p.e_l, 1, #r.h)}, title = "",
-                         with = "points", style = "pt 6 ps 2 " .. style}
+  local p, name = paper[s], string.format("HBVM(%d,%d)", 3 * s, s)
+  common.print_self_difference(string.format("\nTable 3, %s: ours beside the paper's (self-"
+                                             .. "differences h vs h/2)", name), r, p, true)
+  common.paper_series(series, {h = r.h, ours = r.e_s, paper = p.e_s, title = "e_s " .. name,
+                               color = colors[s]})
+  common.paper_series(series, {h = r.h, ours = r.e_l, paper = p.e_l, title = "e_lam " .. name,
+                               paper_title = "", color = colors[s], marks = "dt 2 pt 5"})
 end
 wb.plot{file = "plots/hbvm/modified_pendulum.png", logscale = "xy", key = "bottom right",
         title = "Table 3: modified pendulum, HBVM(3s,s), h vs h/2 differences (circles: the paper)",
@@ -191,35 +101,22 @@ wb.plot{file = "plots/hbvm/modified_pendulum.png", logscale = "xy", key = "botto
 -- Claims
 ---------------------------------------------------------------------------
 wb.printf("\n")
-wb.expect_below(ref_accuracy, 1e-10, "reference: RK4 at h and 2h agree (its error is far below "
+wb.expect_below(ref.accuracy, 1e-10, "reference: RK4 at h and 2h agree (its error is far below "
                 .. "the HBVM errors, >= 1e-7)")
-local function last(list, count)
-  return {table.unpack(list, #list - count + 1, #list)}
-end
 for s = 1, 3 do
-  local r, p = results[s], paper[s]
-  local name = string.format("HBVM(%d,%d)", 3 * s, s)
-  local label = {}
-  for i, n in ipairs(r.n) do label[i] = "n = " .. n end
-  common.check_column(name .. " e_s", r.e_s, p.e_s, label)
-  common.check_column(name .. " e_lam", r.e_l, p.e_l, label)
-  common.check_column(name .. " e_hc", r.e_hc, p.e_hc, label)
-  local hs = last(r.h, 4)
-  common.check_order(name .. " e_s", hs, last(r.e_s, 4), {table.unpack(p.e_s, #r.h - 3, #r.h)}, 2, 0.05)
-  common.check_order(name .. " e_lam", hs, last(r.e_l, 4), {table.unpack(p.e_l, #r.h - 3, #r.h)}, 1, 0.1)
-  common.check_order(name .. " e_hc", hs, last(r.e_hc, 4), {table.unpack(p.e_hc, #r.h - 3, #r.h)}, 2, 0.05)
-  wb.expect_near(wb.fit_order(hs, last(r.true_s, 4)), 2, 0.1, name .. ": true state error, order 2")
-  wb.expect_near(wb.fit_order(hs, last(r.true_start, 4)), 1, 0.1,
-                 name .. ": true multiplier error against lambda(t_n), order 1")
-  wb.expect_near(wb.fit_order(hs, last(r.true_mid, 4)), 2, 0.1,
-                 name .. ": true multiplier error against lambda(t_n + h/2), order 2")
+  local r, name = results[s], string.format("HBVM(%d,%d)", 3 * s, s)
+  local first = #r.h - 3 -- the last four rows
+  common.check_table(name, r, paper[s], {{"e_s", 2, 0.05}, {"e_l", 1, 0.1}, {"e_hc", 2, 0.05}},
+                     {first = first})
+  common.check_true_orders(name, r, first, {0.1, 0.1, 0.1})
   if s >= 2 then
     wb.expect_near(wb.fit_order(r.h, r.true_q, 1e-10), 4, 0.15,
                    name .. ": positions alone converge with order 4 (entries above 1e-10)")
   end
 end
-wb.expect_below(worst_H, 1e-13, "e_H at round-off in every run (quadrature exact: 2k/s = 6)")
-wb.expect_below(worst_g, 1e-13, "e_g at round-off in every run")
+wb.expect_below(common.worst(results, "e_H"), 1e-13,
+                "e_H at round-off in every run (quadrature exact: 2k/s = 6)")
+wb.expect_below(common.worst(results, "e_g"), 1e-13, "e_g at round-off in every run")
 wb.check(results[1].e_s[1] > 2 * results[2].e_s[1],
          "HBVM(3,1) is the least accurate: e_s(s = 1) > 2 e_s(s = 2) at h = 0.1",
          string.format("%.3g vs %.3g", results[1].e_s[1], results[2].e_s[1]))

@@ -29,11 +29,15 @@
 -- the paper to two significant digits; fitted orders (2, 1, 2, over the
 -- last three rows: the paper's s = 2 state rate is 2.22 at n = 1) agree
 -- with those of the paper's columns; e_H and e_g below 1e-13; HBVM(6,1) is
--- much less accurate than s = 2, 3, which agree within 25%; Figure 3: H
--- error below 1e-13, g below 1e-13, the hidden constraint bounded (below
--- 1.2e-5, and its peak in the last third of the run -- one revolution of
--- the eccentric orbit -- within 10% of the peak in the first third) and
--- the symmetry planes kept to 1e-9.
+-- much less accurate than s = 2, 3, whose e_s agree within 8% for n >= 1
+-- (at most 5.8%, at n = 1).  The row n = 0 is printed, not checked: there
+-- they are 23% apart (1.86e-07 vs 1.51e-07), because their difference is
+-- O(h^4) (it shrinks 16-fold per halving) and at h = 0.1 still comparable
+-- to the common O(h^2) error.  Figure 3: H error below 1e-13, g below
+-- 1e-13, the hidden constraint bounded (below 1.2e-5, and its peak in the
+-- last third of the run -- one revolution of the eccentric orbit -- within
+-- 10% of the peak in the first third) and the symmetry planes kept to
+-- 1e-9.
 --
 -- Where we differ: nowhere beyond the 3rd digit (largest deviations 0.44%
 -- and 0.40%, e_lam and e_s of s = 3 at n = 3: 2.7020e-07 vs 2.7140e-07 and
@@ -69,96 +73,19 @@ do
   wb.expect_below(math.abs(model:energy(q0, p0)), 1e-15, "default state: H(0) = 0")
 end
 
----------------------------------------------------------------------------
--- Reference (index 1, RK4) on the half-step grid of the finest run
----------------------------------------------------------------------------
-local function reference_run(exponent)
-  return wb.integrate{model = model, method = "rk4", h = 0.1 * 2 ^ -exponent,
-                      steps = 100 * 2 ^ exponent, every = 2 ^ (exponent - n_max - 1)}
-end
-local reference, reference_coarse = reference_run(ref_exp), reference_run(ref_exp - 1)
-local ref_accuracy = 0
-for i = 1, reference.n do
-  ref_accuracy = math.max(ref_accuracy, wb.norm(wb.sub(common.state(reference, i),
-                                                       common.state(reference_coarse, i))))
-end
-wb.printf("reference: classic.rk4 (index 1) at h = 0.1 * 2^-%d differs from 2^-%d by %.2e\n",
-          ref_exp, ref_exp - 1, ref_accuracy)
-local cache = {}
-local function reference_at(row)
-  if not cache[row] then
-    local q, p = reference:state(row)
-    cache[row] = {wb.concat(q, p), model:multiplier(q, p)}
-  end
-  return cache[row][1], cache[row][2]
-end
-
-local function true_errors(sol, n)
-  local stride = 2 ^ (n_max + 1 - n)
-  local lam = common.lambda_columns(sol, model)
-  local e_state, e_start, e_mid = 0, 0, 0
-  for i = 1, sol.n do
-    local yr = reference_at((i - 1) * stride + 1)
-    e_state = math.max(e_state, wb.norm(wb.sub(common.state(sol, i), yr)))
-    if i < sol.n then
-      local _, l_start = reference_at((i - 1) * stride + 1)
-      local _, l_mid = reference_at((i - 1) * stride + stride // 2 + 1)
-      for c = 1, 3 do
-        e_start = math.max(e_start, math.abs(lam[c][i + 1] - l_start[c]))
-        e_mid = math.max(e_mid, math.abs(lam[c][i + 1] - l_mid[c]))
-      end
-    end
-  end
-  return e_state, e_start, e_mid
-end
+-- The reference: the index-1 formulation by RK4, recorded on the grid of
+-- the half steps of the finest HBVM run.
+local ref = common.reference(model, n_max, ref_exp)
 
 ---------------------------------------------------------------------------
 -- Table 4
 ---------------------------------------------------------------------------
 local results = {}
-local worst_H, worst_g = 0, 0
 for s = 1, 3 do
-  local method = wb.method("hbvm", {k = 6, s = s})
-  local runs = {}
-  for n = 0, n_max + 1 do
-    runs[n] = wb.integrate{model = model, method = method, h = 0.1 * 2 ^ -n, steps = 100 * 2 ^ n}
-  end
-  local r = {n = {}, h = {}, e_s = {}, e_l = {}, e_hc = {}, e_H = {}, e_g = {}, true_s = {},
-             true_start = {}, true_mid = {}, sweeps = {}}
-  for n = 0, n_max do
-    local i, sol = n + 1, runs[n]
-    r.n[i], r.h[i] = n, 0.1 * 2 ^ -n
-    r.e_s[i], r.e_l[i] = common.self_difference(sol, runs[n + 1], model, 2 ^ n, 100)
-    r.e_hc[i] = common.hidden_constraint(sol, model, "1")
-    r.e_H[i], r.e_g[i] = sol:max("energy_error_abs"), sol:max("constraint")
-    r.true_s[i], r.true_start[i], r.true_mid[i] = true_errors(sol, n)
-    r.sweeps[i] = sol.stats.mean_newton_iterations
-    worst_H, worst_g = math.max(worst_H, r.e_H[i]), math.max(worst_g, r.e_g[i])
-  end
+  local r = common.self_difference_table(model, wb.method("hbvm", {k = 6, s = s}), ref, "1")
   results[s] = r
-  local p = paper[s]
-  common.print_columns(string.format("\nTable 4, HBVM(6,%d): ours beside the paper's (self-"
-                                     .. "differences h vs h/2)", s), {
-    {name = "n", values = r.n, fmt = "%d", width = 2},
-    {name = "e_s", values = r.e_s}, {name = "paper", values = p.e_s},
-    {name = "rate", values = common.rates(r.h, r.e_s), fmt = "%.2f", width = 5},
-    {name = "e_lam", values = r.e_l}, {name = "paper", values = p.e_l},
-    {name = "rate", values = common.rates(r.h, r.e_l), fmt = "%.2f", width = 5},
-    {name = "e_H", values = r.e_H, fmt = "%.1e", width = 7},
-    {name = "e_g", values = r.e_g, fmt = "%.1e", width = 7},
-    {name = "e_hc", values = r.e_hc}, {name = "paper", values = p.e_hc},
-    {name = "rate", values = common.rates(r.h, r.e_hc), fmt = "%.2f", width = 5},
-    {name = "sweeps", values = r.sweeps, fmt = "%.2f", width = 6},
-  }, #r.h)
-  common.print_columns("  true errors against the reference (not in the paper)", {
-    {name = "n", values = r.n, fmt = "%d", width = 2},
-    {name = "state", values = r.true_s},
-    {name = "rate", values = common.rates(r.h, r.true_s), fmt = "%.2f", width = 5},
-    {name = "lam vs t_n", values = r.true_start},
-    {name = "rate", values = common.rates(r.h, r.true_start), fmt = "%.2f", width = 5},
-    {name = "lam vs t_n+h/2", values = r.true_mid, width = 14},
-    {name = "rate", values = common.rates(r.h, r.true_mid), fmt = "%.2f", width = 5},
-  }, #r.h)
+  common.print_self_difference(string.format("\nTable 4, HBVM(6,%d): ours beside the paper's "
+                                             .. "(self-differences h vs h/2)", s), r, paper[s])
 end
 
 ---------------------------------------------------------------------------
@@ -177,7 +104,7 @@ local plane = 0
 for i = 1, long.n do
   hidden[i] = math.abs(gv[1][i]) + math.abs(gv[2][i]) + math.abs(gv[3][i])
   energy[i] = math.abs(dH[i])
-  plane = math.max(plane, math.abs(y1[i] - 0.5), math.abs(y2[i] + 0.5), math.abs(y3[i]))
+  plane = wb.max(plane, math.abs(y1[i] - 0.5), math.abs(y2[i] + 0.5), math.abs(y3[i]))
 end
 local g_abs, g_title = {}, {}
 for c = 1, 3 do
@@ -221,39 +148,28 @@ wb.printf("\nFigure 3: max |H - H0| %.2e, max |g_i| %.2e, hidden constraint (1-n
 ---------------------------------------------------------------------------
 -- Claims
 ---------------------------------------------------------------------------
-wb.expect_below(ref_accuracy, 1e-9, "reference: RK4 at h and 2h agree (far below the HBVM "
+wb.expect_below(ref.accuracy, 1e-9, "reference: RK4 at h and 2h agree (far below the HBVM "
                 .. "true errors, >= 3e-9)")
-local function last3(list) return {table.unpack(list, #list - 2, #list)} end
 for s = 1, 3 do
-  local r, p = results[s], paper[s]
-  local name = string.format("HBVM(6,%d)", s)
-  local label = {}
-  for i, n in ipairs(r.n) do label[i] = "n = " .. n end
-  common.check_column(name .. " e_s", r.e_s, p.e_s, label)
-  common.check_column(name .. " e_lam", r.e_l, p.e_l, label)
-  common.check_column(name .. " e_hc", r.e_hc, p.e_hc, label)
-  local rows = #r.h
-  local hs = last3(r.h)
-  local function theirs(list) return {table.unpack(list, rows - 2, rows)} end
-  common.check_order(name .. " e_s", hs, last3(r.e_s), theirs(p.e_s), 2, 0.15)
-  common.check_order(name .. " e_lam", hs, last3(r.e_l), theirs(p.e_l), 1, 0.05)
-  common.check_order(name .. " e_hc", hs, last3(r.e_hc), theirs(p.e_hc), 2, 0.05)
-  wb.expect_near(wb.fit_order(hs, last3(r.true_s)), 2, 0.15, name .. ": true state error, order 2")
-  wb.expect_near(wb.fit_order(hs, last3(r.true_start)), 1, 0.1,
-                 name .. ": true multiplier error against lambda(t_n), order 1")
-  wb.expect_near(wb.fit_order(hs, last3(r.true_mid)), 2, 0.15,
-                 name .. ": true multiplier error against lambda(t_n + h/2), order 2")
+  local r, name = results[s], string.format("HBVM(6,%d)", s)
+  local first = #r.h - 2 -- the last three rows
+  common.check_table(name, r, paper[s], {{"e_s", 2, 0.15}, {"e_l", 1, 0.05}, {"e_hc", 2, 0.05}},
+                     {first = first})
+  common.check_true_orders(name, r, first, {0.15, 0.1, 0.15})
 end
-wb.expect_below(worst_H, 1e-13, "e_H at round-off in every run (H not polynomial: O(h^12))")
-wb.expect_below(worst_g, 1e-13, "e_g at round-off in every run")
+wb.expect_below(common.worst(results, "e_H"), 1e-13,
+                "e_H at round-off in every run (H not polynomial: O(h^12))")
+wb.expect_below(common.worst(results, "e_g"), 1e-13, "e_g at round-off in every run")
 wb.check(results[1].e_s[1] > 1000 * results[2].e_s[1],
          "HBVM(6,1) is much less accurate: e_s(s = 1) > 1000 e_s(s = 2) at h = 0.1",
          string.format("%.3g vs %.3g", results[1].e_s[1], results[2].e_s[1]))
-local apart = 0
-for i = 1, #results[2].e_s do
-  apart = math.max(apart, math.abs(results[2].e_s[i] / results[3].e_s[i] - 1))
-end
-wb.expect_below(apart, 0.25, "HBVM(6,2) and HBVM(6,3) almost equivalent: e_s within 25%")
+local function apart(i) return math.abs(results[2].e_s[i] / results[3].e_s[i] - 1) end
+local worst_apart = 0
+for i = 2, #results[2].e_s do worst_apart = wb.max(worst_apart, apart(i)) end
+wb.printf("HBVM(6,2) vs HBVM(6,3): e_s %.1f%% apart at n = 0 (not checked, see header), "
+          .. "%.1f%% at most for n >= 1\n", 100 * apart(1), 100 * worst_apart)
+wb.expect_below(worst_apart, 0.08,
+                "HBVM(6,2) and HBVM(6,3) almost equivalent: e_s within 8% for n >= 1")
 wb.expect_below(wb.max_abs(energy), 1e-13, "Figure 3: H conserved to round-off")
 wb.expect_below(long:max("constraint"), 1e-13, "Figure 3: g conserved to round-off")
 wb.expect_below(late, 1.1 * early, "Figure 3: hidden constraint bounded, no drift (peak of "

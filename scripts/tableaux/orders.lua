@@ -16,7 +16,7 @@
 -- Tolerance on the fitted slope: 0.2 for orders up to 7; 0.5 for orders 8
 -- to 10, whose asymptotic range is one to two decades of error wide in
 -- double precision.  Measured: every s <= 4 within 0.12 of nominal; at
--- s = 5, Gauss 10.32, Lobatto IIIC* 8.37, the others within 0.11.
+-- s = 5, Gauss 10.30, Lobatto IIIC* 8.37, the others within 0.11.
 -- (On the pendulum in its angle, Lobatto IIIC* s = 4 approaches 6 so slowly
 -- that it shows 5.7 above the floor, which is why Kepler is used.)
 --

@@ -8,7 +8,8 @@
 --   * fitted orders 2 and 4 for s = 2 and 3 (error of (q, p) at t = 1,
 --     h = 0.05 ... 0.00625, against spark with s = 5 at h = 0.00625/8, which
 --     agrees with RK4 on the index-1 formulation at h = 1e-4);
---   * both constraint levels at the Newton tolerance at every step;
+--   * both constraint levels within the Newton tolerance at every step
+--     (a restatement of Newton's stopping rule, which tests both);
 --   * energy bounded without drift over 10^5 steps (h = 0.01): the largest
 --     error over the last tenth of the run is at most twice that over the
 --     first tenth; the vertical angular momentum conserved;
@@ -37,18 +38,17 @@ for _, name in ipairs{"spherical_pendulum", "double_spherical_pendulum"} do
     series[#series + 1] = {x = r.h, y = r.errors, title = string.format("s = %d", s), with = "linespoints"}
 
     local sol = wb.integrate{model = model, method = method, h = 0.01, steps = long_steps, every = 10}
-    wb.expect_below(sol:max("constraint"), tol, string.format("%s, s = %d: |g| at the Newton tolerance", name, s))
-    wb.expect_below(sol:max("hidden_constraint"), tol,
-                    string.format("%s, s = %d: |G M^-1 p| at the Newton tolerance", name, s))
+    -- both residuals are in Newton's stopping test: these restate it, step by step
+    wb.expect_below(sol:max("constraint"), tol, string.format(
+      "%s, s = %d: |g| within the Newton tolerance (restates the stopping rule)", name, s))
+    wb.expect_below(sol:max("hidden_constraint"), tol, string.format(
+      "%s, s = %d: |G M^-1 p| within the Newton tolerance (restates the stopping rule)", name, s))
     local e = sol:column("energy_error")
-    local tenth = #e // 10
-    local first, last = wb.max_abs(e, 1, tenth), wb.max_abs(e, #e - tenth + 1, #e)
+    local first, last = wb.tenths(e)
     wb.printf("  %d steps: energy error max %.2e (first tenth) %.2e (last tenth), %.1f Newton iterations per step, %.2f s\n",
               long_steps, first, last, sol.stats.mean_newton_iterations, sol.stats.seconds)
     wb.expect_below(last, 2 * first, string.format("%s, s = %d: no energy drift over %d steps", name, s, long_steps))
-    local lz = sol:column("Lz")
-    local drift = wb.max_abs(wb.map(lz, function(x) return x - lz[1] end))
-    wb.expect_below(drift, 1e-11, string.format("%s, s = %d: Lz conserved", name, s))
+    wb.expect_below(wb.drift(sol:column("Lz")), 1e-11, string.format("%s, s = %d: Lz conserved", name, s))
     if s == 3 then
       wb.plot{file = "plots/tableaux/spark_energy_" .. name .. ".png",
               title = name .. ", spark s = 3, h = 0.01: relative energy error",

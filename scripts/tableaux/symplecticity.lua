@@ -40,7 +40,7 @@ local function defect(method, y)
       for k = 1, 4 do
         for l = 1, 4 do s = s + psi[k][i] * J[k][l] * psi[l][j] end
       end
-      worst = math.max(worst, math.abs(s - J[i][j]))
+      worst = wb.max(worst, math.abs(s - J[i][j]))
     end
   end
   return worst
@@ -68,7 +68,7 @@ local methods = {
 local rows = {}
 for _, m in ipairs(methods) do
   local worst = 0
-  for _, y in ipairs(points) do worst = math.max(worst, defect(m[2], y)) end
+  for _, y in ipairs(points) do worst = wb.max(worst, defect(m[2], y)) end
   rows[#rows + 1] = {m[1], worst, m[2].properties.symplectic and "yes" or "no"}
   if m[3] then
     wb.expect_below(worst, 1e-10, m[1] .. ": Psi^T J Psi = J")

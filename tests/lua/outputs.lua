@@ -31,7 +31,7 @@ local ok, err = pcall(function() return streamed:column("t") end)
 wb.check(not ok and tostring(err):find("streamed", 1, true) ~= nil,
          "columns of a streamed run point to the file")
 local max_g = 0
-for _, g in ipairs(tab.constraint) do max_g = math.max(max_g, math.abs(g)) end
+for _, g in ipairs(tab.constraint) do max_g = wb.max(max_g, math.abs(g)) end
 wb.expect_near(streamed:max("constraint"), max_g, 0, "sol:max of a streamed run matches the file")
 local qf = streamed:final()
 wb.expect_near(qf[1], tab.q1[#tab.q1], 1e-15, "sol:final of a streamed run matches the file")
@@ -43,7 +43,7 @@ sol:write("tables/run.tsv")
 local back = wb.read_table("tables/run.tsv")
 wb.check(#back.t == #sol.t, "written table has every row")
 wb.expect_near(back.energy[#back.energy], sol:column("energy")[#sol.t], 0,
-               "written values read back exactly (%.17g)")
+               string.format("written values read back exactly (%.17g)", back.energy[#back.energy]))
 
 -- plots: data and script always, the figure when gnuplot is there
 local figure = wb.plot{file = "figures/energy.png", title = "energy", xlabel = "t",
@@ -63,7 +63,18 @@ local stopped = wb.integrate{model = m, method = hopeless, h = 0.1, t_end = 1,
 wb.check(not stopped.ok, "a failing run is marked not ok")
 wb.check(stopped.failure and stopped.failure:find("Newton", 1, true) ~= nil,
          "the failure names the Newton iteration", stopped.failure)
-wb.check(stopped.n >= 1 and stopped.failure_time >= 0, "the rows before the failure are kept")
+wb.check(stopped.n == 1 and stopped.failure_time == 0 and stopped.t[1] == 0,
+         "a run failing at its first step keeps the initial row",
+         string.format("n = %d, failure at t = %s", stopped.n, tostring(stopped.failure_time)))
+-- theta = 0.45 is unstable (see scripts/ggl/theta_family.lua): Newton fails at t = 1.5
+local late = wb.integrate{model = wb.model("spherical_pendulum"), h = 0.01, steps = 1000,
+                          method = wb.method("ggl.vi_theta", {constraint = "intermediate",
+                                                              theta = 0.45}),
+                          on_failure = "stop"}
+wb.check(not late.ok and late.n > 1 and late.t[late.n] == late.failure_time,
+         "a run failing later keeps every row up to the start of the failing step",
+         string.format("n = %d, last t = %s, failure at t = %s", late.n, tostring(late.t[late.n]),
+                       tostring(late.failure_time)))
 local ok2, err2 = pcall(wb.integrate, {model = m, method = hopeless, h = 0.1, t_end = 1,
                                        q0 = {0.6, -0.8}, p0 = {2.4, 1.8}})
 wb.check(not ok2 and tostring(err2):find("step 1 (t = 0", 1, true) ~= nil,

@@ -26,18 +26,13 @@ wb.expect_below(sol:max("constraint"), tol, "max |g(q_n)| over 10^5 steps at the
 wb.expect_below(sol:max("hidden_constraint"), tol,
                 "max |G(q_n) M^-1 p_n| over 10^5 steps at the Newton tolerance")
 
-local e = sol:column("energy_error")
-local tenth = math.floor(#e / 10)
-local first, last = wb.max_abs(e, 1, tenth), wb.max_abs(e, #e - tenth + 1, #e)
+local first, last = wb.tenths(sol:column("energy_error"))
 wb.printf("  energy error: max over first tenth %.3e, over last tenth %.3e\n", first, last)
 wb.check(first > 1e-6, "energy error visible (symplectic, not energy-conserving)",
          string.format("%.2e", first))
 wb.expect_below(last, 2 * first, "no energy drift: last tenth <= 2 x first tenth")
 
-local lz = sol:column("Lz")
-local lz_drift = 0
-for i = 1, #lz do lz_drift = math.max(lz_drift, math.abs(lz[i] - lz[1])) end
-wb.expect_below(lz_drift, 1e-12, "Lz conserved to round-off over 10^5 steps")
+wb.expect_below(wb.drift(sol:column("Lz")), 1e-12, "Lz conserved to round-off over 10^5 steps")
 
 -- Multipliers against the exact lambda(q_n, p_n) on the numerical trajectory:
 -- RATTLE's lambda_n (first half kick) and mu_n (second half kick) are each
@@ -51,8 +46,8 @@ for k, h in ipairs(hs) do
   for i = 2, #mu - 1 do
     local q, p = run:state(i)
     local exact = m:multiplier(q, p)[1]
-    e_mu[k] = math.max(e_mu[k], math.abs(mu[i] - exact))
-    e_mean[k] = math.max(e_mean[k], math.abs(0.5 * (lam[i + 1] + mu[i]) - exact))
+    e_mu[k] = wb.max(e_mu[k], math.abs(mu[i] - exact))
+    e_mean[k] = wb.max(e_mean[k], math.abs(0.5 * (lam[i + 1] + mu[i]) - exact))
   end
 end
 wb.expect_in(wb.fit_order(hs, e_mu), 0.9, 1.1, "node multiplier mu is first order")

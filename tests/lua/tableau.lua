@@ -7,8 +7,8 @@ local sqrt, r3, r6, r15 = math.sqrt, math.sqrt(3), math.sqrt(6), math.sqrt(15)
 local function max_diff(T, a, b, c)
   local d = 0
   for i = 1, T.s do
-    d = math.max(d, math.abs(T.b[i] - b[i]), math.abs(T.c[i] - c[i]))
-    for j = 1, T.s do d = math.max(d, math.abs(T.a[i][j] - a[i][j])) end
+    d = wb.max(d, math.abs(T.b[i] - b[i]), math.abs(T.c[i] - c[i]))
+    for j = 1, T.s do d = wb.max(d, math.abs(T.a[i][j] - a[i][j])) end
   end
   return d
 end
@@ -61,7 +61,7 @@ for name, assumptions in pairs(families) do
   for s = first, 16 do
     local T = wb.tableau[name](s)
     local p, q, r = assumptions(s)
-    worst = math.max(worst, T:defect_B(p), T:defect_C(q), T:defect_D(r))
+    worst = wb.max(worst, T:defect_B(p), T:defect_C(q), T:defect_D(r))
     order_ok = order_ok and T:order() == p and T:order(1e-10) == math.min(p, 8)
   end
   wb.expect_below(worst, 1e-13, string.format("%s s = %d..16: B(p), C(q), D(r) hold", name, first))
@@ -79,7 +79,7 @@ wb.expect_below(max_diff(pair3, {{0, 0, 0}, {5/24, 1/3, -1/24}, {1/6, 2/3, 1/6}}
                          {0, 1/2, 1}), 1e-15, "the pair's first tableau is Lobatto IIIA")
 local iiib = {{1/6, -1/6, 0}, {1/6, 1/3, 0}, {1/6, 5/6, 0}}
 local d = 0
-for i = 1, 3 do for j = 1, 3 do d = math.max(d, math.abs(pair3.a2[i][j] - iiib[i][j])) end end
+for i = 1, 3 do for j = 1, 3 do d = wb.max(d, math.abs(pair3.a2[i][j] - iiib[i][j])) end end
 wb.expect_below(d, 1e-15, "the pair's second tableau is Lobatto IIIB")
 
 -- explicit methods (wb.tableau.order(T) is T:order())
