@@ -36,11 +36,11 @@
  *   and <exe dir>/../models (the build tree), else the build directories
  *   known at compile time.
  */
-#include "driver.h"
-#include "host.h"
-#include "integrator_instance.h"
-#include "model_instance.h"
-#include "plugins.h"
+#include "run/driver.h"
+#include "host/host.h"
+#include "run/integrator_instance.h"
+#include "run/model_instance.h"
+#include "host/plugins.h"
 
 #include "classic.h" /* plugins/classic/rattle.c, also linked into this program */
 

@@ -8,7 +8,8 @@
 function(workbench_add_plugin name kind)
   add_library(${name} MODULE ${ARGN})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/core/include
-                                             ${PROJECT_SOURCE_DIR}/plugins/common)
+                                             ${PROJECT_SOURCE_DIR}/plugins/common
+                                             ${PROJECT_SOURCE_DIR}/lib)
   set_target_properties(${name} PROPERTIES PREFIX "" C_VISIBILITY_PRESET hidden)
   target_link_libraries(${name} PRIVATE m)
   if(NOT WB_SANITIZE)

@@ -18,9 +18,9 @@
  * nested central differences can reach ~1e-8 with a suitable step
  * (eps^(1/4)): we ask 1e-7.  A third derivative from three nested
  * differences can reach ~1e-6 (step eps^(1/5)): we ask 1e-5. */
-#include "host.h"
-#include "model_instance.h"
-#include "plugins.h"
+#include "host/host.h"
+#include "run/model_instance.h"
+#include "host/plugins.h"
 #include "test_check.h"
 
 #include <math.h>

@@ -5,7 +5,7 @@
  * A[i*n + j] = A_ij; several right-hand sides are stored one vector after
  * another; band storage is addressed with wb_band_index().  Matrices are
  * nonsymmetric wherever possible, so that a transposition mistake shows. */
-#include "host.h"
+#include "host/host.h"
 #include "test_check.h"
 
 #include <math.h>

@@ -6,7 +6,7 @@
  * Residuals record what they were called with, so the tests can compare
  * the solver's counters and convergence history with what actually
  * happened. */
-#include "host.h"
+#include "host/host.h"
 #include "test_check.h"
 
 #include <math.h>

@@ -1,0 +1,424 @@
+/* The `workbench` command: run scripts, list and inspect plugins, check
+ * models. */
+#include "cli/check_model.h"
+#include "host/host.h"
+#include "lua/lua_api.h"
+#include "run/output.h"
+#include "host/plugins.h"
+#include "host/tableau.h"
+
+#include <lualib.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const char workbench_lua_source[];
+extern const unsigned long workbench_lua_source_size;
+
+static const char usage[] =
+    "usage: workbench [options] SCRIPT.lua [ARGS...]\n"
+    "       workbench [options] list\n"
+    "       workbench [options] info NAME\n"
+    "       workbench [options] check-model NAME [PARAM=VALUE...] [--tol T]\n"
+    "\n"
+    "Runs Lua experiment scripts against integrator and model plugins.\n"
+    "\n"
+    "options:\n"
+    "  --plugin-path DIR   search DIR for plugins first (repeatable)\n"
+    "  --output-dir DIR    write relative output paths under DIR\n"
+    "                      (default: $WORKBENCH_OUTPUT_DIR or the current folder)\n"
+    "  -v, --verbose       log plugin loading and solver details\n"
+    "  --help, --version\n"
+    "\n"
+    "environment: WORKBENCH_PLUGIN_PATH (colon-separated plugin folders),\n"
+    "             WORKBENCH_OUTPUT_DIR, WORKBENCH_NO_PROGRESS\n"
+    "\n"
+    "A script's exit status is non-zero when it raises an error or when one of\n"
+    "its checks (wb.check, wb.expect_near, ...) fails.\n";
+
+/* ---- running scripts ------------------------------------------------------------ */
+
+static lua_State *running_state;
+
+static void interrupt_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    lua_sethook(L, NULL, 0, 0);
+    luaL_error(L, "interrupted");
+}
+
+static void on_interrupt(int sig)
+{
+    signal(sig, SIG_DFL); /* a second Ctrl-C kills outright */
+    driver_request_interrupt();
+    if (running_state)
+        lua_sethook(running_state, interrupt_hook,
+                    LUA_MASKCALL | LUA_MASKRET | LUA_MASKCOUNT, 1);
+}
+
+static int traceback(lua_State *L)
+{
+    const char *msg = lua_tostring(L, 1);
+    if (!msg)
+        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    luaL_traceback(L, L, msg, 1);
+    return 1;
+}
+
+int lua_workbench_prelude(lua_State *L)
+{
+    if (luaL_loadbuffer(L, workbench_lua_source, workbench_lua_source_size, "=workbench.lua") != LUA_OK)
+        return lua_error(L);
+    lua_pushvalue(L, -2);
+    lua_call(L, 1, 0);
+    return 0;
+}
+
+static int open_module(lua_State *L)
+{
+    luaopen_workbench(L);
+    lua_workbench_prelude(L);
+    return 1;
+}
+
+static lua_State *new_state(void)
+{
+    lua_State *L = luaL_newstate();
+    if (!L)
+        return NULL;
+    luaL_openlibs(L);
+    luaL_requiref(L, "workbench", open_module, 1);
+    lua_pop(L, 1);
+    return L;
+}
+
+static void set_arguments(lua_State *L, const char *script, int argc, char **argv)
+{
+    lua_createtable(L, argc, 1);
+    lua_pushstring(L, script);
+    lua_rawseti(L, -2, 0);
+    for (int i = 0; i < argc; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_setglobal(L, "arg");
+    lua_getglobal(L, "wb");
+    lua_getfield(L, -1, "_set_args");
+    lua_createtable(L, argc, 0);
+    for (int i = 0; i < argc; i++) {
+        lua_pushstring(L, argv[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_call(L, 1, 0);
+    lua_pop(L, 1);
+}
+
+static int summary(lua_State *L)
+{
+    lua_getglobal(L, "wb");
+    lua_getfield(L, -1, "_summary");
+    if (lua_pcall(L, 0, 1, 0) != LUA_OK)
+        return 1;
+    int failed = (int)lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    return failed;
+}
+
+static int run_script(const char *script, int argc, char **argv)
+{
+    lua_State *L = new_state();
+    if (!L) {
+        fprintf(stderr, "workbench: cannot create a Lua state\n");
+        return 1;
+    }
+    set_arguments(L, script, argc, argv);
+    running_state = L;
+    signal(SIGINT, on_interrupt);
+    lua_pushcfunction(L, traceback);
+    int status = luaL_loadfile(L, script);
+    if (status == LUA_OK)
+        status = lua_pcall(L, 0, 0, 1);
+    running_state = NULL;
+    signal(SIGINT, SIG_DFL);
+    int failed = summary(L);
+    if (status != LUA_OK) {
+        fprintf(stderr, "workbench: %s\n", lua_tostring(L, -1));
+        atomic_abort_all();
+    }
+    lua_close(L);
+    return status != LUA_OK || failed > 0 ? 1 : 0;
+}
+
+/* ---- list / info ------------------------------------------------------------------- */
+
+static const char *option_type_name(int type)
+{
+    static const char *const names[] = {"?", "number", "integer", "boolean", "choice",
+                                        "tableau", "string"};
+    return type >= 1 && type <= 6 ? names[type] : "?";
+}
+
+static void print_option(const wb_option_spec *o)
+{
+    printf("      %-12s %-8s ", o->name, option_type_name(o->type));
+    switch (o->type) {
+    case WB_OPT_NUMBER:
+    case WB_OPT_INTEGER:
+        printf("default %-10g range [%g, %g]", o->default_number, o->min, o->max);
+        break;
+    case WB_OPT_BOOLEAN:
+        printf("default %s", o->default_number != 0 ? "true" : "false");
+        break;
+    case WB_OPT_CHOICE:
+        printf("default %-10s one of %s", o->default_string, o->choices);
+        break;
+    default:
+        printf("default %s", o->default_string);
+    }
+    printf("\n        %s\n", o->doc ? o->doc : "");
+}
+
+static void print_flags(uint32_t flags)
+{
+    int first = 1;
+    for (const method_property *p = method_properties; p->bit; p++)
+        if (flags & p->bit) {
+            printf("%s%s", first ? "" : ", ", p->label);
+            first = 0;
+        }
+    if (first)
+        printf("none claimed");
+}
+
+static void print_method(const wb_family *f, const wb_method *m)
+{
+    printf("    %s.%s  order %s  -- %s\n", f->name, m->name, m->order_doc ? m->order_doc : "?",
+           m->doc ? m->doc : "");
+    printf("      properties: ");
+    print_flags(m->property_flags);
+    printf("\n      handles:");
+    if (m->handles & WB_HANDLES_UNCONSTRAINED) printf(" unconstrained");
+    if (m->handles & WB_HANDLES_HOLONOMIC) printf(" holonomic");
+    if (m->handles & WB_HANDLES_NONHOLONOMIC) printf(" nonholonomic");
+    if (m->handles & WB_HANDLES_LIE_GROUP) printf(" lie-group");
+    printf("\n      requires:");
+    for (const char *const *r = m->requires; r && *r; r++)
+        printf(" %s", *r);
+    if (!m->requires || !*m->requires)
+        printf(" -");
+    printf("\n");
+    for (uint32_t i = 0; i < m->n_aux; i++)
+        printf("      carries %-8s (%s) %s\n", m->aux[i].name,
+               m->aux[i].time == WB_AUX_AT_NODE ? "at nodes" : "per interval",
+               m->aux[i].doc ? m->aux[i].doc : "");
+    for (uint32_t i = 0; i < m->n_options; i++)
+        print_option(&m->options[i]);
+}
+
+static void print_extensions(const wb_model_class *c)
+{
+    unsigned bits = plugins_model_extensions(c);
+    static const struct {
+        unsigned bit;
+        const char *id;
+    } ids[] = {{WB_CAP_MECHANICAL, WB_EXT_MECHANICAL}, {WB_CAP_HOLONOMIC, WB_EXT_HOLONOMIC},
+               {WB_CAP_NONHOLONOMIC, WB_EXT_NONHOLONOMIC}, {WB_CAP_INVARIANTS, WB_EXT_INVARIANTS},
+               {WB_CAP_INITIAL_STATE, WB_EXT_INITIAL_STATE}, {WB_CAP_LIE_GROUP, WB_EXT_LIE_GROUP},
+               {WB_CAP_LIE_HAMILTONIAN, WB_EXT_LIE_HAMILTONIAN},
+               {WB_CAP_POTENTIAL_INVARIANTS, WB_EXT_POTENTIAL_INVARIANTS}};
+    printf("    extensions:");
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        if (bits & ids[i].bit)
+            printf(" %s", ids[i].id);
+    printf("\n");
+}
+
+static void print_model(const wb_model_class *c)
+{
+    print_extensions(c);
+    for (uint32_t i = 0; i < c->n_params; i++)
+        printf("      %-10s default %-10g range [%g, %g]  %s\n", c->params[i].name,
+               c->params[i].default_value, c->params[i].min, c->params[i].max,
+               c->params[i].doc ? c->params[i].doc : "");
+}
+
+static void print_plugin_header(const plugin *p)
+{
+    printf("%-10s %-22s ABI %u.%u  %s\n", p->model ? "model" : "integrator", p->entry->name,
+           p->entry->abi_major, p->entry->abi_minor, p->path);
+    if (p->entry->description)
+        printf("    %s\n", p->entry->description);
+}
+
+static int command_list(void)
+{
+    plugins_discover();
+    for (int kind = WB_KIND_INTEGRATOR; kind >= WB_KIND_MODEL; kind--)
+        for (int i = 0; i < plugins_count(); i++) {
+            const plugin *p = plugins_at(i);
+            if ((int)p->entry->kind != kind)
+                continue;
+            print_plugin_header(p);
+            if (p->model)
+                print_model(p->model);
+            else
+                for (uint32_t j = 0; j < p->family->n_methods; j++)
+                    print_method(p->family, p->family->methods[j]);
+            printf("\n");
+        }
+    printf("search path:\n");
+    for (int i = 0; i < plugins_search_dir_count(); i++)
+        printf("  %s\n", plugins_search_dir_at(i));
+    if (plugins_rejection_count()) {
+        printf("refused:\n");
+        for (int i = 0; i < plugins_rejection_count(); i++)
+            printf("  %s\n", plugins_rejection_at(i)->reason);
+    }
+    return 0;
+}
+
+static int command_info(const char *name)
+{
+    plugins_discover();
+    const plugin *p = plugins_find_model(name);
+    if (p) {
+        print_plugin_header(p);
+        printf("    %s\n", p->model->doc ? p->model->doc : "");
+        print_model(p->model);
+        model_instance *mi = model_instance_create(p, NULL);
+        if (!mi) {
+            fprintf(stderr, "workbench: %s\n", host_last_error());
+            return 1;
+        }
+        const wb_model *m = model_instance_view(mi);
+        printf("    with defaults: nq %d, nv %d, holonomic %d, nonholonomic %d, mass %s\n",
+               m->nq, m->nv, m->n_holonomic, m->n_nonholonomic,
+               m->mass_constant ? "constant" : "configuration-dependent");
+        if (m->n_invariants) {
+            printf("    invariants:");
+            for (int i = 0; i < m->n_invariants; i++)
+                printf(" %s", m->invariant_names[i]);
+            printf("\n");
+        }
+        model_instance_destroy(mi);
+        return 0;
+    }
+    const plugin *f = plugins_find_family(name);
+    if (f) {
+        print_plugin_header(f);
+        for (uint32_t j = 0; j < f->family->n_methods; j++)
+            print_method(f->family, f->family->methods[j]);
+        return 0;
+    }
+    const plugin *fam;
+    const wb_method *m = plugins_find_method(name, &fam);
+    if (m) {
+        print_method(fam->family, m);
+        return 0;
+    }
+    fprintf(stderr, "workbench: '%s' is neither a model, a family nor a method: %s\n", name,
+            host_last_error());
+    return 1;
+}
+
+static int command_check_model(int argc, char **argv)
+{
+    if (argc < 1) {
+        fprintf(stderr, "workbench: check-model needs a model name\n");
+        return 2;
+    }
+    const plugin *p = plugins_find_model(argv[0]);
+    if (!p) {
+        fprintf(stderr, "workbench: %s\n", host_last_error());
+        return 1;
+    }
+    const wb_model_class *c = p->model;
+    double *params = calloc(c->n_params + 1, sizeof(double));
+    double tol = 1e-6;
+    for (uint32_t i = 0; i < c->n_params; i++)
+        params[i] = c->params[i].default_value;
+    for (int a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "--tol") == 0 && a + 1 < argc) {
+            tol = atof(argv[++a]);
+            continue;
+        }
+        char *eq = strchr(argv[a], '=');
+        uint32_t i = 0;
+        size_t len = eq ? (size_t)(eq - argv[a]) : 0;
+        if (eq)
+            while (i < c->n_params && !(strncmp(c->params[i].name, argv[a], len) == 0 &&
+                                        c->params[i].name[len] == '\0'))
+                i++;
+        if (!eq || i == c->n_params) {
+            fprintf(stderr, "workbench: check-model: '%s' is not PARAM=VALUE for a parameter "
+                            "of '%s'\n", argv[a], c->name);
+            free(params);
+            return 2;
+        }
+        params[i] = atof(eq + 1);
+    }
+    model_instance *mi = model_instance_create(p, params);
+    free(params);
+    if (!mi) {
+        fprintf(stderr, "workbench: %s\n", host_last_error());
+        return 1;
+    }
+    int failures = check_model(mi, stdout, tol);
+    model_instance_destroy(mi);
+    return failures ? 1 : 0;
+}
+
+/* ---- main ---------------------------------------------------------------------------- */
+
+static void cleanup(void)
+{
+    plugins_unload_all();
+    tableau_release_all();
+}
+
+int main(int argc, char **argv)
+{
+    plugins_set_executable(argv[0]);
+    const char *env_output = getenv("WORKBENCH_OUTPUT_DIR");
+    if (env_output)
+        output_set_root(env_output);
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--version") == 0) {
+            printf("workbench %s (plugin ABI %d.%d)\n", WORKBENCH_VERSION, WB_ABI_MAJOR,
+                   WB_ABI_MINOR);
+            return 0;
+        } else if (strcmp(argv[i], "--plugin-path") == 0 && i + 1 < argc) {
+            plugins_add_search_dir(argv[++i]);
+        } else if (strcmp(argv[i], "--output-dir") == 0 && i + 1 < argc) {
+            output_set_root(argv[++i]);
+        } else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
+            host_set_log_level(WB_LOG_DEBUG);
+        } else {
+            fprintf(stderr, "workbench: unknown option '%s'\n\n%s", argv[i], usage);
+            return 2;
+        }
+    }
+    if (i >= argc) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    atexit(cleanup);
+    const char *command = argv[i];
+    if (strcmp(command, "list") == 0)
+        return command_list();
+    if (strcmp(command, "info") == 0) {
+        if (i + 1 >= argc) {
+            fprintf(stderr, "workbench: info needs a name\n");
+            return 2;
+        }
+        return command_info(argv[i + 1]);
+    }
+    if (strcmp(command, "check-model") == 0)
+        return command_check_model(argc - i - 1, argv + i + 1);
+    return run_script(command, argc - i - 1, argv + i + 1);
+}

@@ -1,0 +1,219 @@
+/* Newton's method with an analytic or forward-difference Jacobian. */
+#include "host/host.h"
+#include "wb_vec.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+struct wb_newton {
+    int n;
+    double *jacobian;   /* n x n, then its LU factors */
+    double *residual;   /* n */
+    double *update;     /* n */
+    double *shifted;    /* n: FD residual at x + delta e_j */
+    int *pivots;        /* n */
+};
+
+wb_newton *newton_create(const wb_host *host, int n)
+{
+    if (n <= 0) {
+        host->error(host, "newton_create: system size %d must be positive", n);
+        return NULL;
+    }
+    wb_newton *ws = calloc(1, sizeof *ws);
+    double *block = calloc((size_t)n * (size_t)(n + 3), sizeof(double));
+    int *pivots = calloc((size_t)n, sizeof(int));
+    if (!ws || !block || !pivots) {
+        free(ws);
+        free(block);
+        free(pivots);
+        host->error(host, "newton_create: out of memory for a system of size %d", n);
+        return NULL;
+    }
+    ws->n = n;
+    ws->jacobian = block;
+    ws->residual = block + (size_t)n * n;
+    ws->update = ws->residual + n;
+    ws->shifted = ws->update + n;
+    ws->pivots = pivots;
+    return ws;
+}
+
+void newton_destroy(const wb_host *host, wb_newton *ws)
+{
+    (void)host;
+    if (!ws)
+        return;
+    free(ws->jacobian);
+    free(ws->pivots);
+    free(ws);
+}
+
+void newton_defaults(const wb_host *host, wb_newton_options *opt)
+{
+    (void)host;
+    opt->struct_size = sizeof *opt;
+    opt->tol = 1e-12;
+    opt->step_tol = 0.0;
+    opt->max_iter = 50;
+    opt->simplified = 0;
+    opt->fd_eps = 0.0;
+    opt->settle_update = 0;
+}
+
+static int eval_residual(wb_residual_fn residual, void *user,
+                         const double *x, double *r, wb_step_stats *stats)
+{
+    if (stats)
+        stats->residual_evals++;
+    return residual(user, x, r);
+}
+
+/* Forward differences, column by column; x is restored exactly. */
+static int fd_jacobian(const wb_host *host, wb_newton *ws,
+                       wb_residual_fn residual, void *user, double *x,
+                       double eps, wb_step_stats *stats)
+{
+    const int n = ws->n;
+    for (int j = 0; j < n; j++) {
+        const double saved = x[j];
+        const double delta = eps * fmax(1.0, fabs(saved));
+        x[j] = saved + delta;
+        const double actual = x[j] - saved; /* exactly representable step */
+        int status = eval_residual(residual, user, x, ws->shifted, stats);
+        x[j] = saved;
+        if (status != WB_OK)
+            return status;
+        for (int i = 0; i < n; i++)
+            ws->jacobian[i * n + j] = (ws->shifted[i] - ws->residual[i]) / actual;
+    }
+    (void)host;
+    return WB_OK;
+}
+
+static int form_jacobian(const wb_host *host, wb_newton *ws,
+                         wb_residual_fn residual, wb_jacobian_fn jacobian,
+                         void *user, double *x, const wb_newton_options *opt,
+                         wb_step_stats *stats)
+{
+    int status;
+    if (stats)
+        stats->jacobian_evals++;
+    if (jacobian) {
+        status = jacobian(user, x, ws->jacobian);
+    } else {
+        double eps = opt->fd_eps > 0.0 ? opt->fd_eps : sqrt(DBL_EPSILON);
+        status = fd_jacobian(host, ws, residual, user, x, eps, stats);
+    }
+    if (status != WB_OK)
+        return status;
+    if (stats)
+        stats->linear_solves++;
+    status = linalg_lu_factor(host, ws->n, ws->jacobian, ws->pivots);
+    if (status == WB_ERR_SINGULAR)
+        host->error(host, "Newton: the Jacobian (%dx%d) is singular", ws->n, ws->n);
+    return status;
+}
+
+/* Every |dx_i| <= tol max(1, |x_i|): relative to each unknown, since an
+ * absolute test stalls on the round-off of large unknowns (multipliers). */
+static int update_settled(int n, const double *x, const double *dx, double tol)
+{
+    for (int i = 0; i < n; i++)
+        if (!(fabs(dx[i]) <= tol * fmax(1.0, fabs(x[i]))))
+            return 0;
+    return 1;
+}
+
+/* With settle_update, whether the residual test's solution also passes the
+ * update test, or cannot get better: the residual no longer falls by
+ * orders of magnitude over an update taken below tol. */
+static int settled(const wb_newton_options *opt, int n, const double *x, const double *dx,
+                   int iterations, int settling, double residual, double residual_before)
+{
+    return !opt->settle_update || iterations == 0 || update_settled(n, x, dx, opt->tol) ||
+           (settling > 0 && !(residual < 1e-3 * residual_before));
+}
+
+int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
+                 wb_jacobian_fn jacobian, void *user, double *x,
+                 const wb_newton_options *opt, wb_step_stats *stats,
+                 wb_newton_report *report)
+{
+    const int n = ws->n;
+    /* a caller's structs must hold at least their ABI 1.0 members */
+    if (!WB_HAS_FIELD(opt, wb_newton_options, settle_update) ||
+        (report && !WB_HAS_FIELD(report, wb_newton_report, step_norm))) {
+        host->error(host, "newton_solve: wb_newton_options or wb_newton_report smaller than "
+                          "its ABI 1.0 layout (set struct_size = sizeof)");
+        return WB_ERR_INVALID;
+    }
+    double step_norm = 0.0, residual_norm = 0.0, residual_before = INFINITY;
+    int iterations = 0, settling = 0, status = WB_OK, have_factors = 0;
+
+    for (;;) {
+        status = eval_residual(residual, user, x, ws->residual, stats);
+        if (status != WB_OK)
+            break;
+        residual_norm = vec_max_abs(n, ws->residual);
+        if (!isfinite(residual_norm)) {
+            host->error(host, "Newton: non-finite residual after %d iterations",
+                        iterations);
+            status = WB_ERR_NONFINITE;
+            break;
+        }
+        /* converged by the residual, or by a vanishing update (a residual
+         * whose round-off floor lies above tol can still converge) */
+        int small_step = opt->step_tol > 0.0 && iterations > 0 &&
+                         step_norm <= opt->step_tol * (1.0 + vec_max_abs(n, x));
+        if (small_step)
+            break;
+        if (residual_norm <= opt->tol) {
+            if (settled(opt, n, x, ws->update, iterations, settling, residual_norm,
+                        residual_before))
+                break;
+            if (settling++ >= opt->max_iter) {
+                host->error(host, "Newton: the updates stay above the tolerance %.3e after "
+                            "%d more iterations (last update %.3e, residual %.3e)",
+                            opt->tol, opt->max_iter, step_norm, residual_norm);
+                status = WB_ERR_NEWTON;
+                break;
+            }
+        } else if (iterations >= opt->max_iter) {
+            host->error(host, "Newton did not converge in %d iterations "
+                        "(residual %.3e, tolerance %.3e)",
+                        iterations, residual_norm, opt->tol);
+            status = WB_ERR_NEWTON;
+            break;
+        }
+        if (!opt->simplified || !have_factors) {
+            status = form_jacobian(host, ws, residual, jacobian, user, x, opt,
+                                   stats);
+            if (status != WB_OK)
+                break;
+            have_factors = 1;
+        }
+        for (int i = 0; i < n; i++)
+            ws->update[i] = ws->residual[i];
+        status = linalg_lu_solve(host, n, 1, ws->jacobian, ws->pivots,
+                                 ws->update);
+        if (stats)
+            stats->linear_solves++;
+        if (status != WB_OK)
+            break;
+        for (int i = 0; i < n; i++)
+            x[i] -= ws->update[i];
+        step_norm = vec_max_abs(n, ws->update);
+        residual_before = residual_norm;
+        iterations++;
+        if (stats)
+            stats->newton_iterations++;
+    }
+    if (report) {
+        report->iterations = iterations;
+        report->residual_norm = residual_norm;
+        report->step_norm = step_norm;
+    }
+    return status;
+}

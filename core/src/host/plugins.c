@@ -1,0 +1,633 @@
+/* Plugin discovery and validation.
+ *
+ * Nothing in a plugin is called before its static data has been checked:
+ * the entry's version and sizes, the descriptor's sizes, names and
+ * function pointers, every option spec.  Only get_extension (a lookup,
+ * no numerics) is called while listing. */
+#include "host/plugins.h"
+#include "host/host.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static plugin **loaded; /* stable addresses: Lua objects keep plugin pointers */
+static int loaded_count, loaded_capacity;
+static plugin_rejection *rejected;
+static int rejected_count, rejected_capacity;
+static char **search_dirs;
+static int search_dir_count, search_dir_capacity;
+static char executable_dir[PATH_MAX];
+static int discovered;
+
+static char *duplicate(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+static void *grow(void *array, int *capacity, size_t element)
+{
+    int cap = *capacity ? 2 * *capacity : 16;
+    void *bigger = realloc(array, (size_t)cap * element);
+    if (bigger)
+        *capacity = cap;
+    return bigger;
+}
+
+void plugins_add_search_dir(const char *dir)
+{
+    if (search_dir_count == search_dir_capacity) {
+        char **bigger = grow(search_dirs, &search_dir_capacity, sizeof *search_dirs);
+        if (!bigger)
+            return;
+        search_dirs = bigger;
+    }
+    char *copy = duplicate(dir);
+    if (copy)
+        search_dirs[search_dir_count++] = copy;
+}
+
+void plugins_set_executable(const char *argv0)
+{
+    char resolved[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", resolved, sizeof resolved - 1);
+    if (n > 0) {
+        resolved[n] = '\0';
+    } else if (!argv0 || !realpath(argv0, resolved)) {
+        executable_dir[0] = '\0';
+        return;
+    }
+    char *slash = strrchr(resolved, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(executable_dir, sizeof executable_dir, "%s", resolved);
+}
+
+int plugins_search_dir_count(void) { return search_dir_count; }
+const char *plugins_search_dir_at(int i) { return search_dirs[i]; }
+int plugins_count(void) { return loaded_count; }
+const plugin *plugins_at(int i) { return loaded[i]; }
+int plugins_rejection_count(void) { return rejected_count; }
+const plugin_rejection *plugins_rejection_at(int i) { return &rejected[i]; }
+
+static void record_rejection(const char *path, const char *reason)
+{
+    for (int i = 0; i < rejected_count; i++)
+        if (strcmp(rejected[i].path, path) == 0)
+            return;
+    if (rejected_count == rejected_capacity) {
+        plugin_rejection *bigger = grow(rejected, &rejected_capacity, sizeof *rejected);
+        if (!bigger)
+            return;
+        rejected = bigger;
+    }
+    rejected[rejected_count].path = duplicate(path);
+    rejected[rejected_count].reason = duplicate(reason);
+    rejected_count++;
+}
+
+/* ---- validation of static data ------------------------------------------ */
+
+static int valid_identifier(const char *name)
+{
+    if (!name || !*name)
+        return 0;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+            return 0;
+    return 1;
+}
+
+static int choice_contains(const char *choices, const char *word)
+{
+    size_t len = strlen(word);
+    const char *p = choices;
+    while (p && *p) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        if (n == len && strncmp(p, word, n) == 0)
+            return 1;
+        p = bar ? bar + 1 : NULL;
+    }
+    return 0;
+}
+
+static int validate_option(const char *where, const wb_option_spec *o)
+{
+    if (!valid_identifier(o->name)) {
+        host_error("%s: option name '%s' is not an identifier [a-z0-9_]+", where,
+                   o->name ? o->name : "(null)");
+        return -1;
+    }
+    switch (o->type) {
+    case WB_OPT_NUMBER:
+    case WB_OPT_INTEGER:
+        if (!(o->min <= o->default_number && o->default_number <= o->max)) {
+            host_error("%s: option '%s' default %g outside its range [%g, %g]", where,
+                       o->name, o->default_number, o->min, o->max);
+            return -1;
+        }
+        return 0;
+    case WB_OPT_BOOLEAN:
+        return 0;
+    case WB_OPT_CHOICE:
+        if (!o->choices || !o->default_string ||
+            !choice_contains(o->choices, o->default_string)) {
+            host_error("%s: choice option '%s' needs choices and a default among them",
+                       where, o->name);
+            return -1;
+        }
+        return 0;
+    case WB_OPT_TABLEAU:
+    case WB_OPT_STRING:
+        if (!o->default_string) {
+            host_error("%s: option '%s' needs a default string", where, o->name);
+            return -1;
+        }
+        return 0;
+    }
+    host_error("%s: option '%s' has unknown type %d", where, o->name, o->type);
+    return -1;
+}
+
+static int validate_method(const char *file, const wb_family *family,
+                           const wb_method *m, int index)
+{
+    char where[512];
+    snprintf(where, sizeof where, "plugin file '%s': family '%s' method %d", file,
+             family->name, index + 1);
+    if (!m) {
+        host_error("%s is NULL", where);
+        return -1;
+    }
+    if (!WB_HAS_FIELD(m, wb_method, validate)) {
+        host_error("%s: wb_method struct_size %u is smaller than the ABI %d.0 layout (%zu)",
+                   where, m->struct_size, WB_ABI_MAJOR,
+                   offsetof(wb_method, validate) + sizeof m->validate);
+        return -1;
+    }
+    if (!valid_identifier(m->name)) {
+        host_error("%s: method name '%s' is not an identifier [a-z0-9_]+", where,
+                   m->name ? m->name : "(null)");
+        return -1;
+    }
+    snprintf(where, sizeof where, "plugin file '%s': method '%s.%s'", file,
+             family->name, m->name);
+    if (!m->create || !m->destroy || !m->reset || !m->step) {
+        host_error("%s: create, destroy, reset and step must all be set", where);
+        return -1;
+    }
+    if (m->n_aux > 0 && (!m->aux || !m->aux_values)) {
+        host_error("%s: declares %u aux unknowns but no aux specs or aux_values()",
+                   where, m->n_aux);
+        return -1;
+    }
+    for (uint32_t i = 0; i < m->n_aux; i++) {
+        const wb_aux_spec *a = &m->aux[i];
+        if (!valid_identifier(a->name) || a->size_kind < WB_AUX_HOLONOMIC ||
+            a->size_kind > WB_AUX_FIXED || (a->size_kind == WB_AUX_FIXED && a->size < 1) ||
+            (a->time != WB_AUX_AT_NODE && a->time != WB_AUX_ON_INTERVAL)) {
+            host_error("%s: aux unknown %u ('%s') is malformed", where, i + 1,
+                       a->name ? a->name : "(null)");
+            return -1;
+        }
+    }
+    if (m->n_options > 0 && !m->options) {
+        host_error("%s: declares %u options but no option specs", where, m->n_options);
+        return -1;
+    }
+    for (uint32_t i = 0; i < m->n_options; i++) {
+        if (validate_option(where, &m->options[i]) != 0)
+            return -1;
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(m->options[i].name, m->options[j].name) == 0) {
+                host_error("%s: option '%s' declared twice", where, m->options[i].name);
+                return -1;
+            }
+    }
+    for (const char *const *r = m->requires; r && *r; r++)
+        if (strlen(*r) > 128) {
+            host_error("%s: a required extension id is implausibly long", where);
+            return -1;
+        }
+    return 0;
+}
+
+static int validate_family(const char *file, const wb_plugin_entry *e)
+{
+    const wb_family *f = e->descriptor;
+    if (!WB_HAS_FIELD(f, wb_family, n_methods)) {
+        host_error("plugin file '%s': wb_family struct_size %u is too small", file,
+                   f->struct_size);
+        return -1;
+    }
+    if (!f->name || strcmp(f->name, e->name) != 0) {
+        host_error("plugin file '%s': family name '%s' differs from the entry name '%s'",
+                   file, f->name ? f->name : "(null)", e->name);
+        return -1;
+    }
+    if (!f->methods || f->n_methods == 0) {
+        host_error("plugin file '%s': family '%s' lists no methods", file, f->name);
+        return -1;
+    }
+    for (uint32_t i = 0; i < f->n_methods; i++) {
+        if (validate_method(file, f, f->methods[i], (int)i) != 0)
+            return -1;
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(f->methods[i]->name, f->methods[j]->name) == 0) {
+                host_error("plugin file '%s': family '%s' lists method '%s' twice", file,
+                           f->name, f->methods[i]->name);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+static int validate_model(const char *file, const wb_plugin_entry *e)
+{
+    const wb_model_class *c = e->descriptor;
+    if (!WB_HAS_FIELD(c, wb_model_class, get_extension)) {
+        host_error("plugin file '%s': wb_model_class struct_size %u is too small", file,
+                   c->struct_size);
+        return -1;
+    }
+    if (!c->name || strcmp(c->name, e->name) != 0) {
+        host_error("plugin file '%s': model name '%s' differs from the entry name '%s'",
+                   file, c->name ? c->name : "(null)", e->name);
+        return -1;
+    }
+    if (!c->create || !c->destroy || !c->get_extension) {
+        host_error("plugin file '%s': model '%s' must set create, destroy and get_extension",
+                   file, c->name);
+        return -1;
+    }
+    if (c->n_params > 0 && !c->params) {
+        host_error("plugin file '%s': model '%s' declares %u parameters but no specs", file,
+                   c->name, c->n_params);
+        return -1;
+    }
+    for (uint32_t i = 0; i < c->n_params; i++) {
+        const wb_param_spec *p = &c->params[i];
+        if (!valid_identifier(p->name) ||
+            !(p->min <= p->default_value && p->default_value <= p->max)) {
+            host_error("plugin file '%s': model '%s' parameter %u ('%s') needs an identifier "
+                       "name and a default inside [min, max]", file, c->name, i + 1,
+                       p->name ? p->name : "(null)");
+            return -1;
+        }
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(p->name, c->params[j].name) == 0) {
+                host_error("plugin file '%s': model '%s' declares parameter '%s' twice",
+                           file, c->name, p->name);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+static int validate_entry(const char *file, const wb_plugin_entry *e)
+{
+    if (e->abi_major != WB_ABI_MAJOR) {
+        host_error("plugin file '%s' was built against workbench ABI %u.%u; this host "
+                   "speaks ABI %d.%d and needs major version %d", file, e->abi_major,
+                   e->abi_minor, WB_ABI_MAJOR, WB_ABI_MINOR, WB_ABI_MAJOR);
+        return -1;
+    }
+    if (e->struct_size < sizeof(wb_plugin_entry)) {
+        host_error("plugin file '%s': entry struct_size %u, expected at least %zu", file,
+                   e->struct_size, sizeof(wb_plugin_entry));
+        return -1;
+    }
+    if (!valid_identifier(e->name)) {
+        host_error("plugin file '%s': plugin name '%s' is not an identifier [a-z0-9_]+",
+                   file, e->name ? e->name : "(null)");
+        return -1;
+    }
+    if (!e->descriptor) {
+        host_error("plugin file '%s': plugin '%s' has no descriptor", file, e->name);
+        return -1;
+    }
+    if (e->kind == WB_KIND_MODEL)
+        return validate_model(file, e);
+    if (e->kind == WB_KIND_INTEGRATOR)
+        return validate_family(file, e);
+    host_error("plugin file '%s': unknown plugin kind %u (expected %d model or %d "
+               "integrator)", file, e->kind, WB_KIND_MODEL, WB_KIND_INTEGRATOR);
+    return -1;
+}
+
+/* ---- loading --------------------------------------------------------------- */
+
+static const plugin *find_by_name(const char *name, int kind)
+{
+    for (int i = 0; i < loaded_count; i++)
+        if ((int)loaded[i]->entry->kind == kind && strcmp(loaded[i]->entry->name, name) == 0)
+            return loaded[i];
+    return NULL;
+}
+
+const plugin *plugins_load_file(const char *path)
+{
+    for (int i = 0; i < loaded_count; i++)
+        if (strcmp(loaded[i]->path, path) == 0)
+            return loaded[i];
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        host_error("plugin file '%s' could not be loaded: %s", path, dlerror());
+        return NULL;
+    }
+    dlerror();
+    const wb_plugin_entry *entry = dlsym(handle, WB_ENTRY_SYMBOL);
+    if (!entry) {
+        host_error("plugin file '%s' does not export the symbol '%s' (is it a "
+                   "workbench plugin?)", path, WB_ENTRY_SYMBOL);
+        dlclose(handle);
+        return NULL;
+    }
+    if (validate_entry(path, entry) != 0) {
+        dlclose(handle);
+        return NULL;
+    }
+    const plugin *existing = find_by_name(entry->name, (int)entry->kind);
+    if (existing) {
+        host_error("plugin file '%s': a %s named '%s' is already loaded from '%s'", path,
+                   entry->kind == WB_KIND_MODEL ? "model" : "family", entry->name,
+                   existing->path);
+        dlclose(handle);
+        return NULL;
+    }
+    plugin *p = calloc(1, sizeof *p);
+    if (p && loaded_count == loaded_capacity) {
+        plugin **bigger = grow(loaded, &loaded_capacity, sizeof *loaded);
+        if (bigger)
+            loaded = bigger;
+        else {
+            free(p);
+            p = NULL;
+        }
+    }
+    if (!p) {
+        dlclose(handle);
+        host_error("out of memory loading '%s'", path);
+        return NULL;
+    }
+    loaded[loaded_count++] = p;
+    p->path = duplicate(path);
+    p->handle = handle;
+    p->entry = entry;
+    if (entry->kind == WB_KIND_MODEL)
+        p->model = entry->descriptor;
+    else
+        p->family = entry->descriptor;
+    return p;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_suffix(const char *name, const char *suffix)
+{
+    size_t n = strlen(name), k = strlen(suffix);
+    return n > k && strcmp(name + n - k, suffix) == 0;
+}
+
+static void load_directory(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char *names[512];
+    int count = 0;
+    struct dirent *ent;
+    while ((ent = readdir(d)) && count < 512)
+        if (has_suffix(ent->d_name, ".so"))
+            names[count++] = duplicate(ent->d_name);
+    closedir(d);
+    qsort(names, (size_t)count, sizeof names[0], compare_names);
+    for (int i = 0; i < count; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        free(names[i]);
+        host_clear_error();
+        if (!plugins_load_file(path)) {
+            const char *reason = host_last_error();
+            if (strstr(reason, "is already loaded from")) {
+                /* shadowed by an earlier search folder: the first one wins */
+                host_services()->log(host_services(), WB_LOG_INFO, "%s (ignored)", reason);
+                continue;
+            }
+            host_warn("%s", reason);
+            record_rejection(path, reason);
+        }
+    }
+}
+
+static void add_environment_dirs(void)
+{
+    const char *env = getenv("WORKBENCH_PLUGIN_PATH");
+    if (!env || !*env)
+        return;
+    char *copy = duplicate(env);
+    if (!copy)
+        return;
+    for (char *save = NULL, *tok = strtok_r(copy, ":", &save); tok;
+         tok = strtok_r(NULL, ":", &save))
+        plugins_add_search_dir(tok);
+    free(copy);
+}
+
+static void add_executable_dirs(void)
+{
+    static const char *const relative[] = {"plugins", "models",
+                                           WB_INSTALLED_PLUGINS_FROM_BIN};
+    if (!executable_dir[0])
+        return;
+    for (size_t i = 0; i < sizeof relative / sizeof relative[0]; i++) {
+        char dir[PATH_MAX + 32];
+        snprintf(dir, sizeof dir, "%s/%s", executable_dir, relative[i]);
+        plugins_add_search_dir(dir);
+    }
+}
+
+void plugins_discover(void)
+{
+    if (discovered)
+        return;
+    discovered = 1;
+    add_environment_dirs();
+    add_executable_dirs();
+    for (int i = 0; i < search_dir_count; i++)
+        load_directory(search_dirs[i]);
+    host_clear_error();
+}
+
+/* A refused file whose name is `name`.so, if any: the likely reason why a
+ * plugin of that name is missing. */
+static const plugin_rejection *refused_as(const char *name)
+{
+    for (int i = 0; i < rejected_count; i++) {
+        const char *slash = strrchr(rejected[i].path, '/');
+        const char *base = slash ? slash + 1 : rejected[i].path;
+        size_t n = strlen(name);
+        if (strncmp(base, name, n) == 0 && strcmp(base + n, ".so") == 0)
+            return &rejected[i];
+    }
+    return NULL;
+}
+
+const plugin *plugins_find_model(const char *name)
+{
+    plugins_discover();
+    const plugin *p = find_by_name(name, WB_KIND_MODEL);
+    if (!p) {
+        char list[1024] = "";
+        size_t used = 0;
+        for (int i = 0; i < loaded_count; i++)
+            if (loaded[i]->entry->kind == WB_KIND_MODEL && used < sizeof list - 64)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                         used ? ", " : "", loaded[i]->entry->name);
+        const plugin_rejection *r = refused_as(name);
+        if (r)
+            host_error("unknown model '%s': %s (available: %s)", name, r->reason,
+                       used ? list : "none found");
+        else
+            host_error("unknown model '%s' (available: %s)", name, used ? list : "none found");
+    }
+    return p;
+}
+
+const plugin *plugins_find_family(const char *name)
+{
+    plugins_discover();
+    return find_by_name(name, WB_KIND_INTEGRATOR);
+}
+
+static void list_methods(char *list, size_t size)
+{
+    size_t used = 0;
+    list[0] = '\0';
+    for (int i = 0; i < loaded_count; i++) {
+        const wb_family *f = loaded[i]->family;
+        if (!f)
+            continue;
+        for (uint32_t j = 0; j < f->n_methods && used < size - 80; j++)
+            used += (size_t)snprintf(list + used, size - used, "%s%s.%s",
+                                     used ? ", " : "", f->name, f->methods[j]->name);
+    }
+}
+
+const wb_method *plugins_find_method(const char *spec, const plugin **family)
+{
+    plugins_discover();
+    char list[2048];
+    const char *dot = strchr(spec, '.');
+    if (dot) {
+        char fname[256];
+        size_t n = (size_t)(dot - spec);
+        if (n >= sizeof fname)
+            n = sizeof fname - 1;
+        memcpy(fname, spec, n);
+        fname[n] = '\0';
+        const plugin *p = find_by_name(fname, WB_KIND_INTEGRATOR);
+        if (p)
+            for (uint32_t j = 0; j < p->family->n_methods; j++)
+                if (strcmp(p->family->methods[j]->name, dot + 1) == 0) {
+                    *family = p;
+                    return p->family->methods[j];
+                }
+        const plugin_rejection *r = p ? NULL : refused_as(fname);
+        list_methods(list, sizeof list);
+        if (r)
+            host_error("unknown method '%s': %s", spec, r->reason);
+        else
+            host_error("unknown method '%s' (available: %s)", spec, list);
+        return NULL;
+    }
+    const wb_method *found = NULL;
+    const plugin *found_family = NULL;
+    char matches[512] = "";
+    size_t used = 0;
+    int count = 0;
+    for (int i = 0; i < loaded_count; i++) {
+        const wb_family *f = loaded[i]->family;
+        if (!f)
+            continue;
+        for (uint32_t j = 0; j < f->n_methods; j++)
+            if (strcmp(f->methods[j]->name, spec) == 0) {
+                found = f->methods[j];
+                found_family = loaded[i];
+                count++;
+                if (used < sizeof matches - 64)
+                    used += (size_t)snprintf(matches + used, sizeof matches - used,
+                                             "%s%s.%s", used ? ", " : "", f->name, spec);
+            }
+    }
+    if (count == 1) {
+        *family = found_family;
+        return found;
+    }
+    if (count > 1) {
+        host_error("method name '%s' is ambiguous; write one of %s", spec, matches);
+        return NULL;
+    }
+    list_methods(list, sizeof list);
+    host_error("unknown method '%s' (available: %s)", spec, list);
+    return NULL;
+}
+
+unsigned plugins_model_extensions(const wb_model_class *cls)
+{
+    static const struct {
+        const char *id;
+        unsigned bit;
+    } table[] = {
+        {WB_EXT_MECHANICAL, WB_CAP_MECHANICAL},
+        {WB_EXT_HOLONOMIC, WB_CAP_HOLONOMIC},
+        {WB_EXT_NONHOLONOMIC, WB_CAP_NONHOLONOMIC},
+        {WB_EXT_INVARIANTS, WB_CAP_INVARIANTS},
+        {WB_EXT_INITIAL_STATE, WB_CAP_INITIAL_STATE},
+        {WB_EXT_LIE_GROUP, WB_CAP_LIE_GROUP},
+        {WB_EXT_LIE_HAMILTONIAN, WB_CAP_LIE_HAMILTONIAN},
+        {WB_EXT_POTENTIAL_INVARIANTS, WB_CAP_POTENTIAL_INVARIANTS},
+    };
+    unsigned bits = 0;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (cls->get_extension(table[i].id))
+            bits |= table[i].bit;
+    return bits;
+}
+
+void plugins_unload_all(void)
+{
+    for (int i = 0; i < loaded_count; i++) {
+        dlclose(loaded[i]->handle);
+        free(loaded[i]->path);
+        free(loaded[i]);
+    }
+    free(loaded);
+    loaded = NULL;
+    loaded_count = loaded_capacity = 0;
+    for (int i = 0; i < rejected_count; i++) {
+        free(rejected[i].path);
+        free(rejected[i].reason);
+    }
+    free(rejected);
+    rejected = NULL;
+    rejected_count = rejected_capacity = 0;
+    for (int i = 0; i < search_dir_count; i++)
+        free(search_dirs[i]);
+    free(search_dirs);
+    search_dirs = NULL;
+    search_dir_count = search_dir_capacity = 0;
+    discovered = 0;
+}

@@ -1,0 +1,61 @@
+/* The Lua module `workbench` (also the global `wb`).  Each object kind has
+ * its own file: lua_model.c, lua_method.c, lua_solution.c, lua_tableau.c;
+ * lua_module.c assembles the module and holds wb.integrate. */
+#ifndef CORE_LUA_API_H
+#define CORE_LUA_API_H
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "run/driver.h"
+
+#define LUA_MODEL_TYPE "workbench.model"
+#define LUA_METHOD_TYPE "workbench.method"
+#define LUA_SOLUTION_TYPE "workbench.solution"
+#define LUA_TABLEAU_TYPE "workbench.tableau"
+
+typedef struct lua_model {
+    model_instance *instance;
+} lua_model;
+
+typedef struct lua_method {
+    method_config *config;
+} lua_method;
+
+typedef struct lua_solution {
+    solution *sol;
+} lua_solution;
+
+typedef struct lua_tableau {
+    const wb_tableau *tableau;
+} lua_tableau;
+
+/* Open the module (leaves it on the stack) and set the global `wb`. */
+int luaopen_workbench(lua_State *L);
+/* Run the embedded Lua part of the module (checks, order, plot, ...). */
+int lua_workbench_prelude(lua_State *L);
+
+/* Registration of each object kind into the module table at -1. */
+void lua_model_register(lua_State *L);
+void lua_method_register(lua_State *L);
+void lua_solution_register(lua_State *L);
+void lua_tableau_register(lua_State *L);
+
+/* Helpers shared by the files. */
+lua_model *lua_check_model(lua_State *L, int idx);
+lua_method *lua_check_method(lua_State *L, int idx);
+lua_tableau *lua_test_tableau(lua_State *L, int idx);
+void lua_push_tableau(lua_State *L, const wb_tableau *t);
+/* An empty solution object (filled by the caller) that keeps the model and
+ * method at the given stack slots alive. */
+lua_solution *lua_push_solution(lua_State *L, int model_idx, int method_idx);
+/* Read a table of exactly n numbers at idx into out; `what` names it. */
+void lua_read_vector(lua_State *L, int idx, int n, double *out, const char *what);
+void lua_push_vector(lua_State *L, int n, const double *x);
+void lua_push_matrix(lua_State *L, int rows, int cols, const double *A);
+/* Raise the host's last error as a Lua error. */
+int lua_host_error(lua_State *L);
+/* luaL_error with printf formats (lua_pushfstring knows no %g). */
+int lua_raise_error(lua_State *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,365 @@
+/* The `workbench` module: wb.integrate, introspection, output helpers, and
+ * the embedded Lua part (core/lua/workbench.lua). */
+#include "lua/lua_api.h"
+#include "host/host.h"
+#include "run/output.h"
+#include "host/tableau.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- shared helpers -------------------------------------------------------------- */
+
+int lua_host_error(lua_State *L)
+{
+    return luaL_error(L, "%s", host_last_error());
+}
+
+int lua_raise_error(lua_State *L, const char *fmt, ...)
+{
+    char message[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    return luaL_error(L, "%s", message);
+}
+
+void lua_read_vector(lua_State *L, int idx, int n, double *out, const char *what)
+{
+    idx = lua_absindex(L, idx);
+    if (!lua_istable(L, idx))
+        luaL_error(L, "%s: expected a table of %d numbers, got %s", what, n,
+                   luaL_typename(L, idx));
+    int len = (int)lua_rawlen(L, idx);
+    if (len != n)
+        luaL_error(L, "%s: expected %d numbers, got a table of %d", what, n, len);
+    for (int i = 0; i < n; i++) {
+        lua_rawgeti(L, idx, i + 1);
+        if (!lua_isnumber(L, -1))
+            luaL_error(L, "%s: entry %d must be a number, got %s", what, i + 1,
+                       luaL_typename(L, -1));
+        out[i] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+}
+
+void lua_push_vector(lua_State *L, int n, const double *x)
+{
+    lua_createtable(L, n, 0);
+    for (int i = 0; i < n; i++) {
+        lua_pushnumber(L, x[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+void lua_push_matrix(lua_State *L, int rows, int cols, const double *A)
+{
+    lua_createtable(L, rows, 0);
+    for (int i = 0; i < rows; i++) {
+        lua_push_vector(L, cols, A + (size_t)i * cols);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+/* ---- wb.integrate ------------------------------------------------------------------ */
+
+static const char *const integrate_fields[] = {
+    "model", "method", "h", "t_end", "steps", "t0", "q0", "p0", "every", "stream",
+    "progress", "on_failure", NULL};
+
+static void check_fields(lua_State *L, int idx)
+{
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        int known = 0;
+        for (int i = 0; key && integrate_fields[i]; i++)
+            known |= strcmp(key, integrate_fields[i]) == 0;
+        if (!known)
+            luaL_error(L, "integrate: unknown field '%s' (fields: model, method, h, t_end, "
+                          "steps, t0, q0, p0, every, stream, progress, on_failure)",
+                       key ? key : luaL_typename(L, -1));
+    }
+}
+
+static double number_field(lua_State *L, int idx, const char *field, int required,
+                           double fallback)
+{
+    int type = lua_getfield(L, idx, field);
+    if (type == LUA_TNIL) {
+        lua_pop(L, 1);
+        if (required)
+            luaL_error(L, "integrate: field '%s' is required (a number)", field);
+        return fallback;
+    }
+    if (type != LUA_TNUMBER)
+        luaL_error(L, "integrate: field '%s' must be a number, got %s", field,
+                   luaL_typename(L, -1));
+    double x = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    if (!isfinite(x))
+        luaL_error(L, "integrate: field '%s' must be finite", field);
+    return x;
+}
+
+static long long step_count(lua_State *L, int idx, double t0, double h)
+{
+    if (lua_getfield(L, idx, "steps") != LUA_TNIL) {
+        lua_pop(L, 1);
+        double steps = number_field(L, idx, "steps", 1, 0);
+        if (steps < 0 || steps != floor(steps))
+            lua_raise_error(L, "integrate: field 'steps' must be a whole number >= 0, got %g", steps);
+        return (long long)steps;
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, idx, "t_end") == LUA_TNIL)
+        luaL_error(L, "integrate: give either t_end or steps");
+    lua_pop(L, 1);
+    double t_end = number_field(L, idx, "t_end", 1, 0);
+    double n = (t_end - t0) / h;
+    double rounded = nearbyint(n);
+    if (n < -1e-9 || fabs(n - rounded) > 1e-9 * fmax(1.0, fabs(n)))
+        lua_raise_error(L, "integrate: t_end - t0 = %g is not a whole number of steps of h = %g "
+                      "(%.6g steps); choose h and t_end accordingly or pass steps = N",
+                   t_end - t0, h, n);
+    return (long long)rounded;
+}
+
+/* Model and method userdata go to stack slots 2 and 3, where the returned
+ * solution's references to them are taken from. */
+static void fetch_model_and_method(lua_State *L)
+{
+    if (lua_getfield(L, 1, "model") == LUA_TNIL)
+        luaL_error(L, "integrate: field 'model' is required (a wb.model)");
+    if (!luaL_testudata(L, -1, LUA_MODEL_TYPE))
+        luaL_error(L, "integrate: field 'model' must be a wb.model, got %s",
+                   luaL_typename(L, -1));
+    int type = lua_getfield(L, 1, "method");
+    if (type == LUA_TSTRING) {
+        lua_getfield(L, lua_upvalueindex(1), "method");
+        lua_insert(L, -2);
+        lua_call(L, 1, 1);
+    } else if (type == LUA_TNIL) {
+        luaL_error(L, "integrate: field 'method' is required (a wb.method or a method name)");
+    } else if (!luaL_testudata(L, -1, LUA_METHOD_TYPE)) {
+        luaL_error(L, "integrate: field 'method' must be a wb.method or a name, got %s",
+                   luaL_typename(L, -1));
+    }
+}
+
+static void initial_state(lua_State *L, const wb_model *m, double *q, double *p)
+{
+    int has_q = lua_getfield(L, 1, "q0") != LUA_TNIL;
+    int has_p = lua_getfield(L, 1, "p0") != LUA_TNIL;
+    if (!has_q || !has_p) {
+        if (!(m->capabilities & WB_CAP_INITIAL_STATE))
+            luaL_error(L, "integrate: model '%s' has no default initial state; pass q0 and p0",
+                       m->name);
+        wb_initial(m, q, p);
+    }
+    if (has_q)
+        lua_read_vector(L, -2, m->nq, q, "integrate: field 'q0'");
+    if (has_p)
+        lua_read_vector(L, -1, m->nv, p, "integrate: field 'p0'");
+    lua_pop(L, 2);
+}
+
+static void read_run_options(lua_State *L, run_options *opt)
+{
+    opt->t0 = number_field(L, 1, "t0", 0, 0.0);
+    opt->h = number_field(L, 1, "h", 1, 0.0);
+    if (opt->h == 0)
+        luaL_error(L, "integrate: field 'h' must be nonzero");
+    opt->steps = step_count(L, 1, opt->t0, opt->h);
+    double every = number_field(L, 1, "every", 0, 1.0);
+    if (every < 1 || every != floor(every))
+        lua_raise_error(L, "integrate: field 'every' must be a whole number >= 1, got %g", every);
+    opt->every = (long long)every;
+    int type = lua_getfield(L, 1, "progress");
+    opt->progress = type == LUA_TNIL ? -1 : lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (opt->progress < 0)
+        opt->progress = isatty(2) && !getenv("WORKBENCH_NO_PROGRESS");
+    type = lua_getfield(L, 1, "on_failure");
+    const char *mode = type == LUA_TNIL ? "error" : lua_tostring(L, -1);
+    if (type != LUA_TNIL && type != LUA_TSTRING)
+        luaL_error(L, "integrate: field 'on_failure' must be 'error' or 'stop'");
+    if (strcmp(mode, "error") != 0 && strcmp(mode, "stop") != 0)
+        luaL_error(L, "integrate: field 'on_failure' must be 'error' or 'stop', got '%s'", mode);
+    opt->stop_on_failure = mode[0] == 's';
+    lua_pop(L, 1);
+}
+
+static int integrate(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 1);
+    check_fields(L, 1);
+    fetch_model_and_method(L); /* slots 2 and 3 */
+    model_instance *mi = lua_check_model(L, 2)->instance;
+    method_config *cfg = lua_check_method(L, 3)->config;
+    const wb_model *m = model_instance_view(mi);
+    run_options opt = {0};
+    read_run_options(L, &opt);
+    if (lua_getfield(L, 1, "stream") != LUA_TNIL) {
+        if (lua_type(L, -1) != LUA_TSTRING)
+            luaL_error(L, "integrate: field 'stream' must be a file name");
+        lua_pushstring(L, output_path(lua_tostring(L, -1)));
+        opt.stream_path = lua_tostring(L, -1); /* kept alive on the stack */
+    }
+    double *state = lua_newuserdatauv(L, sizeof(double) * (size_t)(m->nq + m->nv), 0);
+    initial_state(L, m, state, state + m->nq);
+    /* allocated by Lua before the run, so that no Lua error can strand it */
+    lua_solution *result = lua_push_solution(L, 2, 3);
+    integrator *it = integrator_create(cfg, mi);
+    if (!it)
+        return lua_host_error(L);
+    result->sol = driver_run(it, &opt, state, state + m->nq);
+    integrator_destroy(it);
+    if (!result->sol)
+        return lua_host_error(L);
+    return 1;
+}
+
+/* ---- introspection ------------------------------------------------------------------ */
+
+static int list_models(lua_State *L)
+{
+    plugins_discover();
+    lua_newtable(L);
+    int n = 0;
+    for (int i = 0; i < plugins_count(); i++)
+        if (plugins_at(i)->model) {
+            lua_pushstring(L, plugins_at(i)->entry->name);
+            lua_rawseti(L, -2, ++n);
+        }
+    return 1;
+}
+
+static int list_methods(lua_State *L)
+{
+    plugins_discover();
+    lua_newtable(L);
+    int n = 0;
+    for (int i = 0; i < plugins_count(); i++) {
+        const wb_family *f = plugins_at(i)->family;
+        for (uint32_t j = 0; f && j < f->n_methods; j++) {
+            lua_pushfstring(L, "%s.%s", f->name, f->methods[j]->name);
+            lua_rawseti(L, -2, ++n);
+        }
+    }
+    return 1;
+}
+
+/* ---- output helpers ------------------------------------------------------------------- */
+
+static int lua_output_path(lua_State *L)
+{
+    lua_pushstring(L, output_path(luaL_checkstring(L, 1)));
+    return 1;
+}
+
+/* wb.write_file(path, text): whole or not at all, missing folders created;
+ * a relative path is taken under the output root. */
+static int write_file(lua_State *L)
+{
+    const char *path = output_path(luaL_checkstring(L, 1));
+    size_t len;
+    const char *text = luaL_checklstring(L, 2, &len);
+    atomic_file f;
+    if (atomic_open(&f, path) != 0)
+        return lua_host_error(L);
+    fwrite(text, 1, len, f.fp);
+    if (atomic_commit(&f) != 0)
+        return lua_host_error(L);
+    return 0;
+}
+
+/* wb._run_gnuplot(script, figure) -> true | false, reason ("missing" or text).
+ * gnuplot writes the figure under a temporary name (variable outfile), which
+ * is renamed only when gnuplot succeeded. */
+static int run_gnuplot(lua_State *L)
+{
+    const char *script = luaL_checkstring(L, 1);
+    const char *figure = luaL_checkstring(L, 2);
+    char *temp = atomic_temp_name(figure);
+    if (!temp || make_parent_dirs(figure) != 0) {
+        free(temp);
+        return lua_host_error(L);
+    }
+    char assignment[4200];
+    snprintf(assignment, sizeof assignment, "outfile='%s'", temp);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execlp("gnuplot", "gnuplot", "-e", assignment, script, (char *)NULL);
+        _exit(errno == ENOENT ? 127 : 126);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+        free(temp);
+        lua_pushboolean(L, 0);
+        lua_pushstring(L, "cannot start gnuplot");
+        return 2;
+    }
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+    if (code == 0 && rename(temp, figure) == 0) {
+        free(temp);
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    remove(temp);
+    free(temp);
+    lua_pushboolean(L, 0);
+    if (code == 127)
+        lua_pushstring(L, "missing");
+    else
+        lua_pushfstring(L, "gnuplot failed (exit status %d) on '%s'", code, script);
+    return 2;
+}
+
+static int wall_clock(lua_State *L)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    lua_pushnumber(L, (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec);
+    return 1;
+}
+
+/* ---- the module ------------------------------------------------------------------------ */
+
+int luaopen_workbench(lua_State *L)
+{
+    static const luaL_Reg functions[] = {
+        {"list_models", list_models},
+        {"list_methods", list_methods},
+        {"output_path", lua_output_path},
+        {"clock", wall_clock},
+        {"write_file", write_file},
+        {"_run_gnuplot", run_gnuplot},
+        {NULL, NULL},
+    };
+    luaL_newlib(L, functions);
+    lua_model_register(L);
+    lua_method_register(L);
+    lua_solution_register(L);
+    lua_tableau_register(L);
+    lua_pushvalue(L, -1);
+    lua_pushcclosure(L, integrate, 1);
+    lua_setfield(L, -2, "integrate");
+    lua_pushstring(L, WORKBENCH_VERSION);
+    lua_setfield(L, -2, "version");
+    lua_pushfstring(L, "%d.%d", WB_ABI_MAJOR, WB_ABI_MINOR);
+    lua_setfield(L, -2, "abi");
+    lua_pushvalue(L, -1);
+    lua_setglobal(L, "wb");
+    return 1;
+}

@@ -1,0 +1,278 @@
+/* The solution object returned by wb.integrate. */
+#include "lua/lua_api.h"
+#include "host/host.h"
+#include "run/output.h"
+
+#include <math.h>
+#include <string.h>
+
+static lua_solution *check_solution(lua_State *L, int idx)
+{
+    lua_solution *ls = luaL_checkudata(L, idx, LUA_SOLUTION_TYPE);
+    if (!ls->sol) /* used from a finalizer after its own __gc ran */
+        luaL_error(L, "this solution has already been finalized");
+    return ls;
+}
+
+static solution *stored(lua_State *L, int idx)
+{
+    solution *s = check_solution(L, idx)->sol;
+    if (s->streaming)
+        luaL_error(L, "this solution was streamed to '%s': read its rows with "
+                      "wb.read_table('%s'); in memory there are only sol:final(), "
+                      "sol:max(name) and sol.stats", s->stream_path, s->stream_path);
+    return s;
+}
+
+static int column_index(lua_State *L, solution *s, int arg)
+{
+    int c = solution_column(s, luaL_checkstring(L, arg));
+    if (c < 0)
+        lua_host_error(L);
+    return c;
+}
+
+/* sol:column(name) -> table of the column's recorded values. */
+static int solution_column_values(lua_State *L)
+{
+    solution *s = stored(L, 1);
+    int c = column_index(L, s, 2);
+    lua_createtable(L, (int)s->n_rows, 0);
+    for (long long r = 0; r < s->n_rows; r++) {
+        lua_pushnumber(L, solution_value(s, c, r));
+        lua_rawseti(L, -2, r + 1);
+    }
+    return 1;
+}
+
+/* sol:times(name [, "end"|"start"|"mid"]): the time each value of a column
+ * belongs to.  A value recorded for an interval [t_n, t_{n+1}] (aux
+ * unknowns declared WB_AUX_ON_INTERVAL) is stored in the row of t_{n+1};
+ * "start" and "mid" give t_n and t_n + h/2 for it.  Other columns belong
+ * to their row's time whatever the attribution. */
+static int solution_times(lua_State *L)
+{
+    solution *s = stored(L, 1);
+    int c = column_index(L, s, 2);
+    const char *how = luaL_optstring(L, 3, "end");
+    double shift = 0;
+    if (strcmp(how, "start") == 0)
+        shift = -s->h;
+    else if (strcmp(how, "mid") == 0)
+        shift = -0.5 * s->h;
+    else if (strcmp(how, "end") != 0)
+        return luaL_error(L, "sol:times: attribution must be 'end', 'start' or 'mid', got '%s'",
+                          how);
+    if (s->columns[c].aux_time != WB_AUX_ON_INTERVAL)
+        shift = 0;
+    lua_createtable(L, (int)s->n_rows, 0);
+    for (long long r = 0; r < s->n_rows; r++) {
+        lua_pushnumber(L, s->rows[(size_t)r * s->width] + shift);
+        lua_rawseti(L, -2, r + 1);
+    }
+    return 1;
+}
+
+/* sol:final() -> q, p after the last accepted step. */
+static int solution_final(lua_State *L)
+{
+    solution *s = check_solution(L, 1)->sol;
+    lua_push_vector(L, s->nq, s->final_state);
+    lua_push_vector(L, s->nv, s->final_state + s->nq);
+    return 2;
+}
+
+/* sol:state(i) -> q, p of recorded row i (1-based). */
+static int solution_state(lua_State *L)
+{
+    solution *s = stored(L, 1);
+    lua_Integer i = luaL_checkinteger(L, 2);
+    if (i < 1 || i > s->n_rows)
+        return luaL_error(L, "sol:state: row %d out of range 1..%d", (int)i, (int)s->n_rows);
+    const double *row = s->rows + (size_t)(i - 1) * s->width;
+    lua_push_vector(L, s->nq, row + 1);
+    lua_push_vector(L, s->nv, row + 1 + s->nq);
+    return 2;
+}
+
+/* sol:max(name): max |value| over the recorded rows (works when streamed). */
+static int solution_max(lua_State *L)
+{
+    solution *s = check_solution(L, 1)->sol;
+    int c = column_index(L, s, 2);
+    if (s->columns[c].offset >= 0) {
+        lua_pushnumber(L, s->max_abs[s->columns[c].offset]);
+        return 1;
+    }
+    if (s->streaming)
+        return luaL_error(L, "sol:max('%s'): derived columns are not kept for a streamed "
+                             "solution", s->columns[c].name);
+    double m = 0;
+    for (long long r = 0; r < s->n_rows; r++) {
+        double v = fabs(solution_value(s, c, r));
+        if (isnan(v) || v > m)
+            m = v;
+    }
+    lua_pushnumber(L, m);
+    return 1;
+}
+
+/* sol:write(path): the stored columns as a tab-separated file. */
+static int solution_write(lua_State *L)
+{
+    solution *s = stored(L, 1);
+    const char *path = output_path(luaL_checkstring(L, 2));
+    atomic_file f;
+    if (atomic_open(&f, path) != 0)
+        return lua_host_error(L);
+    fputc('#', f.fp);
+    for (int c = 0, first = 1; c < s->n_columns; c++)
+        if (s->columns[c].offset >= 0) {
+            fprintf(f.fp, "%s%s", first ? " " : "\t", s->columns[c].name);
+            first = 0;
+        }
+    fputc('\n', f.fp);
+    for (long long r = 0; r < s->n_rows; r++) {
+        const double *row = s->rows + (size_t)r * s->width;
+        for (int i = 0; i < s->width; i++)
+            fprintf(f.fp, i ? "\t%.17g" : "%.17g", row[i]);
+        fputc('\n', f.fp);
+    }
+    if (atomic_commit(&f) != 0)
+        return lua_host_error(L);
+    return 0;
+}
+
+static void push_stats(lua_State *L, const solution *s)
+{
+    lua_createtable(L, 0, 8);
+    const struct {
+        const char *name;
+        uint64_t value;
+    } fields[] = {
+        {"steps", s->stats.steps},
+        {"newton_iterations", s->stats.newton_iterations},
+        {"residual_evals", s->stats.residual_evals},
+        {"jacobian_evals", s->stats.jacobian_evals},
+        {"linear_solves", s->stats.linear_solves},
+        {"function_evals", s->stats.function_evals},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        lua_pushinteger(L, (lua_Integer)fields[i].value);
+        lua_setfield(L, -2, fields[i].name);
+    }
+    lua_pushnumber(L, s->seconds);
+    lua_setfield(L, -2, "seconds");
+    lua_pushnumber(L, s->stats.steps ? (double)s->stats.newton_iterations / (double)s->stats.steps
+                                     : 0.0);
+    lua_setfield(L, -2, "mean_newton_iterations");
+}
+
+static int solution_index(lua_State *L)
+{
+    lua_solution *ls = check_solution(L, 1);
+    solution *s = ls->sol;
+    const char *key = luaL_checkstring(L, 2);
+    if (strcmp(key, "t") == 0) {
+        stored(L, 1);
+        /* built once and kept: scripts read sol.t inside loops */
+        if (lua_getiuservalue(L, 1, 3) == LUA_TTABLE)
+            return 1;
+        lua_pop(L, 1);
+        lua_createtable(L, (int)s->n_rows, 0);
+        for (long long r = 0; r < s->n_rows; r++) {
+            lua_pushnumber(L, s->rows[(size_t)r * s->width]);
+            lua_rawseti(L, -2, r + 1);
+        }
+        lua_pushvalue(L, -1);
+        lua_setiuservalue(L, 1, 3);
+    } else if (strcmp(key, "stats") == 0) {
+        push_stats(L, s);
+    } else if (strcmp(key, "n") == 0) {
+        lua_pushinteger(L, s->streaming ? s->streamed_rows : s->n_rows);
+    } else if (strcmp(key, "columns") == 0) {
+        lua_createtable(L, s->n_columns, 0);
+        for (int c = 0; c < s->n_columns; c++) {
+            lua_pushstring(L, s->columns[c].name);
+            lua_rawseti(L, -2, c + 1);
+        }
+    } else if (strcmp(key, "ok") == 0) {
+        lua_pushboolean(L, s->ok);
+    } else if (strcmp(key, "failure") == 0) {
+        if (s->failure)
+            lua_pushstring(L, s->failure);
+        else
+            lua_pushnil(L);
+    } else if (strcmp(key, "failure_time") == 0) {
+        if (s->failure)
+            lua_pushnumber(L, s->failure_time);
+        else
+            lua_pushnil(L);
+    } else if (strcmp(key, "h") == 0) {
+        lua_pushnumber(L, s->h);
+    } else if (strcmp(key, "t0") == 0) {
+        lua_pushnumber(L, s->t0);
+    } else if (strcmp(key, "t_final") == 0) {
+        lua_pushnumber(L, s->final_time);
+    } else if (strcmp(key, "energy0") == 0) {
+        lua_pushnumber(L, s->energy0);
+    } else if (strcmp(key, "model") == 0 || strcmp(key, "method") == 0) {
+        lua_getiuservalue(L, 1, key[1] == 'o' ? 1 : 2);
+    } else if (strcmp(key, "stream") == 0) {
+        lua_pushstring(L, s->streaming ? s->stream_path : NULL);
+    } else {
+        luaL_getmetafield(L, 1, "methods");
+        lua_getfield(L, -1, key);
+    }
+    return 1;
+}
+
+static int solution_gc(lua_State *L)
+{
+    lua_solution *ls = luaL_checkudata(L, 1, LUA_SOLUTION_TYPE);
+    solution_destroy(ls->sol);
+    ls->sol = NULL;
+    return 0;
+}
+
+static int solution_len(lua_State *L)
+{
+    solution *s = check_solution(L, 1)->sol;
+    lua_pushinteger(L, s->streaming ? s->streamed_rows : s->n_rows);
+    return 1;
+}
+
+lua_solution *lua_push_solution(lua_State *L, int model_idx, int method_idx)
+{
+    lua_solution *ls = lua_newuserdatauv(L, sizeof *ls, 3); /* model, method, sol.t */
+    ls->sol = NULL;
+    luaL_setmetatable(L, LUA_SOLUTION_TYPE);
+    lua_pushvalue(L, model_idx); /* the solution borrows the model instance */
+    lua_setiuservalue(L, -2, 1);
+    lua_pushvalue(L, method_idx);
+    lua_setiuservalue(L, -2, 2);
+    return ls;
+}
+
+void lua_solution_register(lua_State *L)
+{
+    static const luaL_Reg methods[] = {
+        {"column", solution_column_values},
+        {"times", solution_times},
+        {"final", solution_final},
+        {"state", solution_state},
+        {"max", solution_max},
+        {"write", solution_write},
+        {NULL, NULL},
+    };
+    luaL_newmetatable(L, LUA_SOLUTION_TYPE);
+    lua_pushcfunction(L, solution_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, solution_index);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, solution_len);
+    lua_setfield(L, -2, "__len");
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "methods");
+    lua_pop(L, 1);
+}

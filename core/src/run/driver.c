@@ -1,0 +1,433 @@
+/* The time loop (in C, no allocation per step) and the solution store. */
+#include "run/driver.h"
+#include "host/host.h"
+#include "wb_vec.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t interrupt_requested;
+
+void driver_request_interrupt(void) { interrupt_requested = 1; }
+void driver_clear_interrupt(void) { interrupt_requested = 0; }
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- columns ---------------------------------------------------------------- */
+
+static int add_column(solution *s, const char *name, int offset, int derived, int index,
+                      int aux_time)
+{
+    column_info *c = &s->columns[s->n_columns];
+    c->name = strdup(name);
+    if (!c->name)
+        return -1;
+    c->offset = offset, c->derived = derived, c->index = index, c->aux_time = aux_time;
+    s->n_columns++;
+    return 0;
+}
+
+/* Components base1, base2, ...; a single aux component keeps its bare name. */
+static int add_vector(solution *s, const char *base, int size, int *offset, int derived,
+                      int aux_time)
+{
+    char name[128];
+    for (int i = 0; i < size; i++) {
+        if (size == 1 && aux_time)
+            snprintf(name, sizeof name, "%s", base);
+        else
+            snprintf(name, sizeof name, "%s%d", base, i + 1);
+        if (add_column(s, name, offset ? (*offset)++ : -1, derived, i, aux_time) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int build_columns(solution *s, const integrator *it)
+{
+    const wb_model *m = model_instance_view(it->model);
+    int max_columns = 16 + 2 * m->nq + m->nv + 3 * it->aux_total + 2 * m->n_holonomic +
+                      m->n_nonholonomic + m->n_invariants;
+    s->columns = calloc((size_t)max_columns, sizeof *s->columns);
+    if (!s->columns)
+        return -1;
+    int offset = 0;
+    if (add_column(s, "t", offset++, 0, 0, 0) || add_vector(s, "q", m->nq, &offset, 0, 0) ||
+        add_vector(s, "p", m->nv, &offset, 0, 0))
+        return -1;
+    for (int g = 0; g < it->n_aux_groups; g++)
+        if (add_vector(s, it->aux[g].name, it->aux[g].size, &offset, 0, it->aux[g].time))
+            return -1;
+    if (add_column(s, "energy", offset++, 0, 0, 0) ||
+        add_column(s, "energy_error", offset++, 0, 0, 0) ||
+        add_column(s, "energy_error_abs", offset++, 0, 0, 0))
+        return -1;
+    if (m->n_holonomic > 0 && (add_column(s, "constraint", offset++, 0, 0, 0) ||
+                               add_column(s, "hidden_constraint", offset++, 0, 0, 0)))
+        return -1;
+    if (m->n_nonholonomic > 0 && add_column(s, "nonholonomic_constraint", offset++, 0, 0, 0))
+        return -1;
+    for (int i = 0; i < m->n_invariants; i++)
+        if (add_column(s, m->invariant_names[i], offset++, 0, 0, 0))
+            return -1;
+    s->width = offset;
+    if (add_vector(s, "g", m->n_holonomic, NULL, 1, 0) ||
+        add_vector(s, "gv", m->n_holonomic, NULL, 2, 0) ||
+        add_vector(s, "phi", m->n_nonholonomic, NULL, 3, 0))
+        return -1;
+    return 0;
+}
+
+int solution_column(const solution *s, const char *name)
+{
+    for (int i = 0; i < s->n_columns; i++)
+        if (strcmp(s->columns[i].name, name) == 0)
+            return i;
+    char list[2048] = "";
+    size_t used = 0;
+    for (int i = 0; i < s->n_columns && used < sizeof list - 80; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
+                                 s->columns[i].name);
+    host_error("solution has no column '%s' (columns: %s)", name, list);
+    return -1;
+}
+
+/* ---- rows ------------------------------------------------------------------- */
+
+void solution_fill_row(solution *s, double t, const double *q, const double *p,
+                       const double *aux, double *row)
+{
+    const wb_model *m = model_instance_view(s->model);
+    double *x = row;
+    *x++ = t;
+    memcpy(x, q, (size_t)s->nq * sizeof(double)), x += s->nq;
+    memcpy(x, p, (size_t)s->nv * sizeof(double)), x += s->nv;
+    if (s->n_aux)
+        memcpy(x, aux, (size_t)s->n_aux * sizeof(double)), x += s->n_aux;
+    double e = m->energy.fn ? wb_energy(m, q, p) : NAN;
+    *x++ = e;
+    *x++ = s->energy0 != 0 ? (e - s->energy0) / fabs(s->energy0) : e - s->energy0;
+    *x++ = e - s->energy0;
+    if (m->n_holonomic > 0) {
+        wb_constraints(m, q, s->scratch);
+        *x++ = vec_max_abs(m->n_holonomic, s->scratch);
+        wb_hidden_constraints(m, q, p, s->scratch);
+        *x++ = vec_max_abs(m->n_holonomic, s->scratch);
+    }
+    if (m->n_nonholonomic > 0) {
+        double *v = s->scratch + m->n_nonholonomic;
+        wb_mass_solve(m, q, p, v);
+        wb_nh_constraints(m, q, v, s->scratch);
+        *x++ = vec_max_abs(m->n_nonholonomic, s->scratch);
+    }
+    if (m->n_invariants > 0)
+        wb_invariants(m, q, p, x);
+}
+
+static void write_header(solution *s)
+{
+    FILE *fp = s->stream.fp;
+    fputc('#', fp);
+    for (int i = 0; i < s->n_columns; i++)
+        if (s->columns[i].offset >= 0)
+            fprintf(fp, "%s%s", i ? "\t" : " ", s->columns[i].name);
+    fputc('\n', fp);
+}
+
+/* Set the entries of the aux unknowns attributed to an interval
+ * (WB_AUX_ON_INTERVAL) in `aux`, laid out as the method's aux values. */
+static void set_interval_unknowns(const integrator *it, double *aux, double value)
+{
+    for (int g = 0; g < it->n_aux_groups; g++)
+        if (it->aux[g].time == WB_AUX_ON_INTERVAL)
+            for (int i = 0; i < it->aux[g].size; i++)
+                aux[it->aux[g].offset + i] = value;
+}
+
+/* A NaN, once recorded, stays in max_abs: sol:max cannot hide it. */
+static void record(solution *s, const double *row)
+{
+    for (int i = 0; i < s->width; i++)
+        if (isnan(row[i]) || fabs(row[i]) > s->max_abs[i])
+            s->max_abs[i] = fabs(row[i]);
+    memcpy(s->last_row, row, (size_t)s->width * sizeof(double));
+    if (s->streaming) {
+        FILE *fp = s->stream.fp;
+        for (int i = 0; i < s->width; i++)
+            fprintf(fp, i ? "\t%.17g" : "%.17g", row[i]);
+        fputc('\n', fp);
+        s->streamed_rows++;
+        return;
+    }
+    memcpy(s->rows + (size_t)s->n_rows * s->width, row, (size_t)s->width * sizeof(double));
+    s->n_rows++;
+}
+
+double solution_value(solution *s, int c, long long r)
+{
+    const column_info *col = &s->columns[c];
+    const double *row = s->rows + (size_t)r * s->width;
+    if (col->offset >= 0)
+        return row[col->offset];
+    const wb_model *m = model_instance_view(s->model);
+    const double *q = row + 1, *p = row + 1 + s->nq;
+    switch (col->derived) {
+    case 1:
+        wb_constraints(m, q, s->scratch);
+        return s->scratch[col->index];
+    case 2:
+        wb_hidden_constraints(m, q, p, s->scratch);
+        return s->scratch[col->index];
+    case 3: {
+        double *v = s->scratch + m->n_nonholonomic;
+        wb_mass_solve(m, q, p, v);
+        wb_nh_constraints(m, q, v, s->scratch);
+        return s->scratch[col->index];
+    }
+    }
+    return NAN;
+}
+
+/* ---- progress bar ------------------------------------------------------------ */
+
+typedef struct progress {
+    int enabled, shown;
+    double start, last;
+} progress;
+
+static void progress_update(progress *pg, long long done, long long total, double t)
+{
+    double now = now_seconds();
+    if (now - pg->start < 2.0 || now - pg->last < 0.2)
+        return;
+    pg->last = now;
+    pg->shown = 1;
+    double fraction = total > 0 ? (double)done / (double)total : 1.0;
+    int filled = (int)(fraction * 30.0);
+    char bar[31];
+    for (int i = 0; i < 30; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[30] = '\0';
+    double eta = fraction > 0 ? (now - pg->start) * (1.0 - fraction) / fraction : 0;
+    fprintf(stderr, "\r  [%s] %5.1f%%  t = %-12.6g ETA %.0f s   ", bar, 100.0 * fraction, t,
+            eta);
+    fflush(stderr);
+}
+
+static void progress_finish(progress *pg)
+{
+    if (pg->shown)
+        fprintf(stderr, "\r%70s\r", "");
+}
+
+/* ---- run ----------------------------------------------------------------------- */
+
+void solution_destroy(solution *s)
+{
+    if (!s)
+        return;
+    if (s->streaming && s->stream.fp)
+        atomic_abort(&s->stream);
+    for (int i = 0; i < s->n_columns; i++)
+        free(s->columns[i].name);
+    free(s->columns);
+    free(s->rows);
+    free(s->last_row);
+    free(s->max_abs);
+    free(s->scratch);
+    free(s->final_state);
+    free(s->failure);
+    free(s->stream_path);
+    free(s);
+}
+
+static solution *solution_create(integrator *it, const run_options *opt)
+{
+    const wb_model *m = model_instance_view(it->model);
+    solution *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->model = it->model;
+    s->nq = m->nq, s->nv = m->nv, s->n_aux = it->aux_total;
+    s->t0 = opt->t0, s->h = opt->h, s->ok = 1;
+    s->stats.struct_size = sizeof s->stats;
+    if (build_columns(s, it) != 0)
+        goto fail;
+    int scratch = 2 * (m->nq + m->n_holonomic + m->n_nonholonomic + 1);
+    s->scratch = calloc((size_t)scratch, sizeof(double));
+    s->last_row = calloc((size_t)s->width, sizeof(double));
+    s->max_abs = calloc((size_t)s->width, sizeof(double));
+    s->final_state = calloc((size_t)(m->nq + m->nv), sizeof(double));
+    if (!s->scratch || !s->last_row || !s->max_abs || !s->final_state)
+        goto fail;
+    if (opt->stream_path) {
+        if (atomic_open(&s->stream, opt->stream_path) != 0) {
+            solution_destroy(s);
+            return NULL;
+        }
+        s->streaming = 1;
+        s->stream_path = strdup(opt->stream_path);
+        write_header(s);
+        return s;
+    }
+    long long rows = opt->steps / opt->every + 2;
+    double bytes = (double)rows * s->width * sizeof(double);
+    if (bytes > 8e9) {
+        host_error("recording %lld rows of %d values needs %.1f GB; record fewer rows "
+                   "(every = %lld or more) or stream them to a file (stream = ...)", rows,
+                   s->width, bytes / 1e9, opt->steps / 100000 + 1);
+        solution_destroy(s);
+        return NULL;
+    }
+    s->rows = malloc((size_t)rows * s->width * sizeof(double));
+    if (!s->rows) {
+        host_error("out of memory for %lld recorded rows (%.1f MB)", rows, bytes / 1e6);
+        solution_destroy(s);
+        return NULL;
+    }
+    s->capacity = rows;
+    return s;
+fail:
+    host_error("out of memory");
+    solution_destroy(s);
+    return NULL;
+}
+
+/* The step's own message when it reported one (the slot is cleared before
+ * every step), else what the driver saw. */
+static int fail_step(solution *s, const run_options *opt, long long n, double t, int status)
+{
+    char message[1024];
+    const char *why = host_has_error() ? host_last_error()
+                      : status == WB_ERR_NONFINITE ? "the state became non-finite (NaN or Inf)"
+                                                   : "the method reported no reason";
+    if (interrupt_requested)
+        why = "interrupted";
+    snprintf(message, sizeof message, "step %lld (t = %.17g, h = %g) failed: %s", n + 1, t,
+             opt->h, why);
+    host_error("%s", message);
+    s->ok = 0;
+    s->failure = strdup(message);
+    s->failure_time = t;
+    return opt->stop_on_failure && !interrupt_requested ? 0 : -1;
+}
+
+static int run_loop(integrator *it, solution *s, const run_options *opt, double *work,
+                    double *row)
+{
+    const wb_method *m = it->cfg->method;
+    const int nq = s->nq, nv = s->nv;
+    double *qa = work, *pa = qa + nq, *qb = pa + nv, *pb = qb + nq;
+    double *aux = pb + nv;
+    progress pg = {opt->progress, 0, now_seconds(), 0};
+    long long until_record = opt->every;
+    for (long long n = 0; n < opt->steps; n++) {
+        const double t = opt->t0 + (double)n * opt->h;
+        host_clear_error();
+        int status = m->step(it->inst, t, opt->h, qa, pa, qb, pb, &s->stats);
+        if (status == WB_OK && !(vec_all_finite(nq, qb) && vec_all_finite(nv, pb))) {
+            host_clear_error(); /* a message the step recovered from is not the cause */
+            status = WB_ERR_NONFINITE;
+        }
+        if (status == WB_OK && interrupt_requested)
+            status = WB_ERR_INTERNAL;
+        if (status != WB_OK)
+            return fail_step(s, opt, n, t, status);
+        s->stats.steps++;
+        s->steps_done = n + 1;
+        double *swap = qa;
+        qa = qb, qb = swap;
+        swap = pa, pa = pb, pb = swap;
+        if (--until_record == 0 || n + 1 == opt->steps) {
+            until_record = opt->every;
+            if (s->n_aux)
+                m->aux_values(it->inst, aux);
+            solution_fill_row(s, opt->t0 + (double)(n + 1) * opt->h, qa, pa, aux, row);
+            record(s, row);
+        }
+        if (pg.enabled && (n & 1023) == 0)
+            progress_update(&pg, n, opt->steps, t);
+    }
+    progress_finish(&pg);
+    return 0;
+}
+
+static void keep_final_state(solution *s, const double *work, long long last_step)
+{
+    /* run_loop swaps its buffers after every step: after an odd number of
+     * steps the current state lives in the second pair */
+    const double *q = work + ((last_step % 2) ? s->nq + s->nv : 0);
+    memcpy(s->final_state, q, (size_t)(s->nq + s->nv) * sizeof(double));
+    s->final_time = s->t0 + (double)last_step * s->h;
+}
+
+solution *driver_run(integrator *it, const run_options *opt, const double *q0,
+                     const double *p0)
+{
+    const wb_model *view = model_instance_view(it->model);
+    char name[256];
+    method_config_name(it->cfg, name, sizeof name);
+    if (!(opt->h != 0 && isfinite(opt->h)) || opt->steps < 0 || opt->every < 1) {
+        host_error("integrate: need a finite nonzero h, steps >= 0 and every >= 1");
+        return NULL;
+    }
+    if (!vec_all_finite(view->nq, q0) || !vec_all_finite(view->nv, p0)) {
+        host_error("integrate: the initial state has a non-finite entry");
+        return NULL;
+    }
+    solution *s = solution_create(it, opt);
+    if (!s)
+        return NULL;
+    const int nq = view->nq, nv = view->nv;
+    double *work = calloc((size_t)(2 * (nq + nv) + it->aux_total + s->width + 1), sizeof(double));
+    if (!work) {
+        host_error("out of memory");
+        solution_destroy(s);
+        return NULL;
+    }
+    double *row = work + 2 * (nq + nv) + it->aux_total;
+    memcpy(work, q0, (size_t)nq * sizeof(double));
+    memcpy(work + nq, p0, (size_t)nv * sizeof(double));
+    s->energy0 = view->energy.fn ? wb_energy(view, q0, p0) : 0;
+    host_clear_error();
+    int status = it->cfg->method->reset(it->inst, opt->t0, q0, p0);
+    if (status != WB_OK) {
+        host_error_prefix("method '%s' could not start from the initial state: ", name);
+        free(work);
+        solution_destroy(s);
+        return NULL;
+    }
+    double *aux = work + 2 * (nq + nv);
+    if (s->n_aux)
+        it->cfg->method->aux_values(it->inst, aux);
+    /* no interval before t0: its unknowns are NaN in the first row, and
+     * that placeholder is no value for sol:max */
+    set_interval_unknowns(it, aux, NAN);
+    solution_fill_row(s, opt->t0, q0, p0, aux, row);
+    record(s, row);
+    set_interval_unknowns(it, s->max_abs + 1 + nq + nv, 0.0);
+    double start = now_seconds();
+    int failed = run_loop(it, s, opt, work, row);
+    s->seconds = now_seconds() - start;
+    keep_final_state(s, work, s->steps_done);
+    free(work);
+    if (failed) {
+        solution_destroy(s);
+        return NULL;
+    }
+    if (s->streaming && atomic_commit(&s->stream) != 0) {
+        solution_destroy(s);
+        return NULL;
+    }
+    return s;
+}

@@ -1,0 +1,80 @@
+/* The time loop and the recorded solution.
+ *
+ * A solution row holds, in this order: t, q (nq), p (nv), the method's
+ * aux unknowns, energy, energy_error (relative to |E0|, absolute when
+ * E0 == 0), energy_error_abs, then -- when the model has them --
+ * constraint (max_k |g_k(q)|), hidden_constraint (max_k |(G M^-1 p)_k|),
+ * nonholonomic_constraint (max_a |Phi_a(q, M^-1 p)|), then the model's
+ * invariants.  Derived columns g1.., gv1.., phi1.. are computed on demand
+ * from the stored q and p. */
+#ifndef CORE_DRIVER_H
+#define CORE_DRIVER_H
+
+#include "run/atomic_file.h"
+#include "run/integrator_instance.h"
+
+typedef struct run_options {
+    double t0;
+    double h;
+    long long steps;
+    long long every;          /* record every `every` steps (>= 1)           */
+    const char *stream_path;  /* non-NULL: stream rows to this TSV file     */
+    int progress;             /* 1 on, 0 off, -1 when stderr is a terminal  */
+    int stop_on_failure;      /* 1: keep the rows so far and report failure */
+} run_options;
+
+typedef struct column_info {
+    char *name;
+    int offset;      /* into a row, or -1 for a derived column  */
+    int derived;     /* 0 stored, 1 g_k, 2 gv_k, 3 phi_k        */
+    int index;       /* component of a derived or aux column    */
+    int aux_time;    /* wb_aux_time for aux columns, else 0     */
+} column_info;
+
+typedef struct solution {
+    model_instance *model;   /* borrowed; the Lua layer keeps it alive */
+    int nq, nv, n_aux;
+    int width;               /* doubles per row */
+    int n_columns;
+    column_info *columns;
+    double *rows;
+    long long n_rows, capacity;
+    int streaming;
+    atomic_file stream;
+    char *stream_path;
+    long long streamed_rows;
+    double *last_row;
+    double *max_abs;         /* per stored column, over recorded rows */
+    double t0, h, energy0;
+    long long steps_done;
+    wb_step_stats stats;
+    double seconds;
+    int ok;
+    char *failure;           /* message when a step failed            */
+    double failure_time;
+    double *scratch;         /* derived-column evaluation */
+    double *final_state;     /* q then p after the last accepted step  */
+    double final_time;
+} solution;
+
+/* Run `it` from (q0, p0).  On success returns a solution.  On a failing
+ * step: with stop_on_failure the solution holds the rows so far and
+ * ok == 0; otherwise NULL with the message in host_last_error(). */
+solution *driver_run(integrator *it, const run_options *opt, const double *q0,
+                     const double *p0);
+void solution_destroy(solution *s);
+
+/* Column lookup; -1 with a message listing the columns otherwise. */
+int solution_column(const solution *s, const char *name);
+/* Value of column c in recorded row r. */
+double solution_value(solution *s, int c, long long r);
+
+/* Interruption (SIGINT): the loop stops at the next step. */
+void driver_request_interrupt(void);
+void driver_clear_interrupt(void);
+
+/* Compute one diagnostic row for (t, q, p) with given aux values. */
+void solution_fill_row(solution *s, double t, const double *q, const double *p,
+                       const double *aux, double *row);
+
+#endif

@@ -1,0 +1,366 @@
+/* Option validation and integrator instances. */
+#include "run/integrator_instance.h"
+#include "host/host.h"
+#include "host/tableau.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const method_property method_properties[] = {
+    {WB_PROP_SYMPLECTIC, "symplectic", "symplectic"},
+    {WB_PROP_SYMMETRIC, "symmetric", "symmetric"},
+    {WB_PROP_ENERGY_CONSERVING, "energy_conserving", "energy-conserving"},
+    {WB_PROP_MOMENTUM_CONSERVING, "momentum_conserving", "momentum-conserving"},
+    {WB_PROP_POSITION_CONSTRAINT, "position_constraint", "g=0 at nodes"},
+    {WB_PROP_VELOCITY_CONSTRAINT, "velocity_constraint", "G M^-1 p=0 at nodes"},
+    {WB_PROP_NONHOLONOMIC_CONSTRAINT, "nonholonomic_constraint", "Phi=0 at nodes"},
+    {WB_PROP_EXPLICIT, "explicit", "explicit"},
+    {WB_PROP_LIE_GROUP, "lie_group", "stays on the group"},
+    {WB_PROP_CONSERVING_IF_POLYNOMIAL, "conserving_if_polynomial",
+     "H and g conserved when polynomial"},
+    {0, NULL, NULL},
+};
+
+static char *copy_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+void method_config_name(const method_config *cfg, char *out, size_t size)
+{
+    snprintf(out, size, "%s.%s", cfg->family->entry->name, cfg->method->name);
+}
+
+static int set_default(method_config *cfg, int i)
+{
+    const wb_option_spec *o = &cfg->method->options[i];
+    switch (o->type) {
+    case WB_OPT_NUMBER:
+    case WB_OPT_INTEGER:
+    case WB_OPT_BOOLEAN:
+        cfg->values[i].number = o->default_number;
+        return 0;
+    case WB_OPT_CHOICE:
+    case WB_OPT_STRING:
+        return method_config_set_string(cfg, i, o->default_string);
+    case WB_OPT_TABLEAU: {
+        const wb_tableau *t = tableau_named(o->default_string);
+        if (!t)
+            return -1;
+        cfg->values[i].tableau = t;
+        cfg->values[i].string = t->name;
+        return 0;
+    }
+    }
+    return -1;
+}
+
+method_config *method_config_create(const plugin *family, const wb_method *method)
+{
+    method_config *cfg = calloc(1, sizeof *cfg);
+    uint32_t n = method->n_options;
+    if (!cfg || !(cfg->values = calloc(n + 1, sizeof *cfg->values)) ||
+        !(cfg->owned_strings = calloc(n + 1, sizeof *cfg->owned_strings))) {
+        if (cfg)
+            free(cfg->values);
+        free(cfg);
+        host_error("out of memory");
+        return NULL;
+    }
+    cfg->family = family;
+    cfg->method = method;
+    for (uint32_t i = 0; i < n; i++)
+        if (set_default(cfg, (int)i) != 0) {
+            char name[256];
+            method_config_name(cfg, name, sizeof name);
+            host_error_prefix("method '%s': default of option '%s': ", name,
+                              method->options[i].name);
+            method_config_destroy(cfg);
+            return NULL;
+        }
+    return cfg;
+}
+
+void method_config_destroy(method_config *cfg)
+{
+    if (!cfg)
+        return;
+    for (uint32_t i = 0; i < cfg->method->n_options; i++)
+        free(cfg->owned_strings[i]);
+    free(cfg->owned_strings);
+    free(cfg->values);
+    free(cfg);
+}
+
+int method_config_find(const method_config *cfg, const char *name)
+{
+    const wb_method *m = cfg->method;
+    for (uint32_t i = 0; i < m->n_options; i++)
+        if (strcmp(m->options[i].name, name) == 0)
+            return (int)i;
+    char list[1024] = "", full[256];
+    size_t used = 0;
+    for (uint32_t i = 0; i < m->n_options && used < sizeof list - 64; i++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                 used ? ", " : "", m->options[i].name);
+    method_config_name(cfg, full, sizeof full);
+    host_error("method '%s' has no option '%s' (valid options: %s)", full, name,
+               used ? list : "none");
+    return -1;
+}
+
+static const char *type_name(int type)
+{
+    switch (type) {
+    case WB_OPT_NUMBER: return "a number";
+    case WB_OPT_INTEGER: return "an integer";
+    case WB_OPT_BOOLEAN: return "a boolean";
+    case WB_OPT_CHOICE: return "one of its choices (a string)";
+    case WB_OPT_TABLEAU: return "a tableau (object or name)";
+    case WB_OPT_STRING: return "a string";
+    }
+    return "?";
+}
+
+static int wrong_type(const method_config *cfg, int index, const char *got)
+{
+    char full[256];
+    const wb_option_spec *o = &cfg->method->options[index];
+    method_config_name(cfg, full, sizeof full);
+    host_error("method '%s': option '%s' expects %s, got %s", full, o->name,
+               type_name(o->type), got);
+    return -1;
+}
+
+int method_config_set_number(method_config *cfg, int index, double value)
+{
+    const wb_option_spec *o = &cfg->method->options[index];
+    char full[256];
+    method_config_name(cfg, full, sizeof full);
+    if (o->type != WB_OPT_NUMBER && o->type != WB_OPT_INTEGER)
+        return wrong_type(cfg, index, "a number");
+    if (!isfinite(value)) {
+        host_error("method '%s': option '%s' must be finite", full, o->name);
+        return -1;
+    }
+    if (o->type == WB_OPT_INTEGER && value != floor(value)) {
+        host_error("method '%s': option '%s' expects an integer, got %g", full, o->name,
+                   value);
+        return -1;
+    }
+    if (value < o->min || value > o->max) {
+        host_error("method '%s': option '%s' = %g is outside [%g, %g] (%s)", full, o->name,
+                   value, o->min, o->max, o->doc ? o->doc : "");
+        return -1;
+    }
+    cfg->values[index].number = value;
+    return 0;
+}
+
+int method_config_set_boolean(method_config *cfg, int index, int value)
+{
+    if (cfg->method->options[index].type != WB_OPT_BOOLEAN)
+        return wrong_type(cfg, index, "a boolean");
+    cfg->values[index].number = value ? 1.0 : 0.0;
+    return 0;
+}
+
+static int choice_allowed(const char *choices, const char *word)
+{
+    size_t len = strlen(word);
+    for (const char *p = choices; p && *p;) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        if (n == len && strncmp(p, word, n) == 0)
+            return 1;
+        p = bar ? bar + 1 : NULL;
+    }
+    return 0;
+}
+
+int method_config_set_string(method_config *cfg, int index, const char *value)
+{
+    const wb_option_spec *o = &cfg->method->options[index];
+    if (o->type == WB_OPT_TABLEAU) {
+        const wb_tableau *t = tableau_named(value);
+        if (!t) {
+            char full[256];
+            method_config_name(cfg, full, sizeof full);
+            host_error_prefix("method '%s': option '%s': ", full, o->name);
+            return -1;
+        }
+        return method_config_set_tableau(cfg, index, t);
+    }
+    if (o->type != WB_OPT_CHOICE && o->type != WB_OPT_STRING)
+        return wrong_type(cfg, index, "a string");
+    if (o->type == WB_OPT_CHOICE && !choice_allowed(o->choices, value)) {
+        char full[256];
+        method_config_name(cfg, full, sizeof full);
+        host_error("method '%s': option '%s' = '%s' is not one of %s", full, o->name, value,
+                   o->choices);
+        return -1;
+    }
+    char *copy = copy_string(value);
+    if (!copy) {
+        host_error("out of memory");
+        return -1;
+    }
+    free(cfg->owned_strings[index]);
+    cfg->owned_strings[index] = copy;
+    cfg->values[index].string = copy;
+    return 0;
+}
+
+int method_config_set_tableau(method_config *cfg, int index, const wb_tableau *t)
+{
+    if (cfg->method->options[index].type != WB_OPT_TABLEAU)
+        return wrong_type(cfg, index, "a tableau");
+    cfg->values[index].tableau = t;
+    cfg->values[index].string = t->name;
+    return 0;
+}
+
+int method_config_validate(const method_config *cfg)
+{
+    const wb_method *m = cfg->method;
+    if (!m->validate)
+        return 0;
+    host_clear_error();
+    if (m->validate(host_services(), cfg->values) == WB_OK)
+        return 0;
+    char name[256];
+    method_config_name(cfg, name, sizeof name);
+    host_error_prefix("method '%s': ", name);
+    return -1;
+}
+
+wb_method_props method_config_props(const method_config *cfg)
+{
+    wb_method_props props = {sizeof props, 0, 0, cfg->method->property_flags};
+    if (cfg->method->describe && cfg->method->describe(cfg->values, &props) != WB_OK) {
+        props.order = 0;
+        props.flags = cfg->method->property_flags;
+    }
+    return props;
+}
+
+/* ---- instances ---------------------------------------------------------------- */
+
+int integrator_check_compatible(const method_config *cfg, const model_instance *mi)
+{
+    const wb_method *m = cfg->method;
+    const wb_model *view = model_instance_view(mi);
+    const wb_model_class *cls = model_instance_plugin(mi)->model;
+    char full[256];
+    method_config_name(cfg, full, sizeof full);
+    for (const char *const *r = m->requires; r && *r; r++)
+        if (!cls->get_extension(*r)) {
+            host_error("method '%s' needs the model extension '%s', which model '%s' does "
+                       "not provide", full, *r, view->name);
+            return -1;
+        }
+    struct {
+        int present;
+        unsigned bit;
+        const char *what;
+        int count;
+    } kinds[] = {
+        {view->n_holonomic > 0, WB_HANDLES_HOLONOMIC, "holonomic constraint(s)", view->n_holonomic},
+        {view->n_nonholonomic > 0, WB_HANDLES_NONHOLONOMIC, "nonholonomic constraint(s)",
+         view->n_nonholonomic},
+        {(view->capabilities & WB_CAP_LIE_GROUP) != 0, WB_HANDLES_LIE_GROUP,
+         "a Lie-group configuration space", 0},
+    };
+    int constrained = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (!kinds[i].present)
+            continue;
+        constrained |= i < 2;
+        if (!(m->handles & kinds[i].bit)) {
+            if (kinds[i].count)
+                host_error("method '%s' cannot integrate model '%s': the model has %d %s, "
+                           "which the method does not handle", full, view->name,
+                           kinds[i].count, kinds[i].what);
+            else
+                host_error("method '%s' cannot integrate model '%s': the model has %s, "
+                           "which the method does not handle", full, view->name,
+                           kinds[i].what);
+            return -1;
+        }
+    }
+    if (!constrained && !(m->handles & WB_HANDLES_UNCONSTRAINED) &&
+        !(view->capabilities & WB_CAP_LIE_GROUP)) {
+        host_error("method '%s' needs a constrained model; model '%s' has no constraints",
+                   full, view->name);
+        return -1;
+    }
+    return 0;
+}
+
+static int resolve_aux(integrator *it)
+{
+    const wb_method *m = it->cfg->method;
+    const wb_model *view = model_instance_view(it->model);
+    it->aux = calloc(m->n_aux + 1, sizeof *it->aux);
+    if (!it->aux) {
+        host_error("out of memory");
+        return -1;
+    }
+    it->n_aux_groups = (int)m->n_aux;
+    for (uint32_t i = 0; i < m->n_aux; i++) {
+        const wb_aux_spec *a = &m->aux[i];
+        int size = a->size_kind == WB_AUX_HOLONOMIC      ? view->n_holonomic
+                   : a->size_kind == WB_AUX_NONHOLONOMIC ? view->n_nonholonomic
+                   : a->size_kind == WB_AUX_VELOCITY     ? view->nv
+                                                         : a->size;
+        it->aux[i] = (aux_column){a->name, size, a->time, it->aux_total};
+        it->aux_total += size;
+    }
+    return 0;
+}
+
+integrator *integrator_create(const method_config *cfg, model_instance *mi)
+{
+    if (integrator_check_compatible(cfg, mi) != 0)
+        return NULL;
+    integrator *it = calloc(1, sizeof *it);
+    if (!it) {
+        host_error("out of memory");
+        return NULL;
+    }
+    it->cfg = cfg;
+    it->model = mi;
+    if (resolve_aux(it) != 0) {
+        integrator_destroy(it);
+        return NULL;
+    }
+    host_clear_error();
+    int status = cfg->method->create(host_services(), model_instance_view(mi), cfg->values,
+                                     &it->inst);
+    if (status != WB_OK) {
+        char full[256];
+        method_config_name(cfg, full, sizeof full);
+        host_error_prefix("method '%s' could not be set up for model '%s': ", full,
+                          model_instance_view(mi)->name);
+        it->inst = NULL;
+        integrator_destroy(it);
+        return NULL;
+    }
+    return it;
+}
+
+void integrator_destroy(integrator *it)
+{
+    if (!it)
+        return;
+    if (it->inst)
+        it->cfg->method->destroy(it->inst);
+    free(it->aux);
+    free(it);
+}

@@ -1,0 +1,69 @@
+/* A method with validated options, and its instances bound to a model. */
+#ifndef CORE_INTEGRATOR_INSTANCE_H
+#define CORE_INTEGRATOR_INSTANCE_H
+
+#include "run/model_instance.h"
+
+typedef struct method_config {
+    const plugin *family;
+    const wb_method *method;
+    wb_option_value *values;  /* one per option spec                   */
+    char **owned_strings;     /* copies of string values, per option    */
+} method_config;
+
+/* Defaults for every option (tableau defaults resolved). NULL on error. */
+method_config *method_config_create(const plugin *family, const wb_method *method);
+void method_config_destroy(method_config *cfg);
+/* Index of option `name`, or -1 with an error listing the valid names. */
+int method_config_find(const method_config *cfg, const char *name);
+/* Setters validate type and range and report errors naming the option. */
+int method_config_set_number(method_config *cfg, int index, double value);
+int method_config_set_boolean(method_config *cfg, int index, int value);
+int method_config_set_string(method_config *cfg, int index, const char *value);
+int method_config_set_tableau(method_config *cfg, int index, const wb_tableau *t);
+/* The method's own check of the option set as a whole (wb_method.validate);
+ * 0 when it has none or accepts, else -1 with the message. */
+int method_config_validate(const method_config *cfg);
+/* "family.method" */
+void method_config_name(const method_config *cfg, char *out, size_t size);
+/* Order and property flags for the current options. */
+wb_method_props method_config_props(const method_config *cfg);
+
+/* The claimable properties: the flag, its key in m.properties, and a label
+ * for `workbench list`.  Terminated by an entry with bit 0. */
+typedef struct method_property {
+    uint32_t bit;
+    const char *key;
+    const char *label;
+} method_property;
+extern const method_property method_properties[];
+
+/* One resolved aux column group. */
+typedef struct aux_column {
+    const char *name;
+    int size;
+    int time;   /* wb_aux_time */
+    int offset; /* into the concatenated aux vector */
+} aux_column;
+
+typedef struct integrator {
+    const method_config *cfg;   /* borrowed: must outlive the integrator */
+    model_instance *model;      /* borrowed */
+    void *inst;
+    int n_aux_groups;
+    aux_column *aux;
+    int aux_total;
+} integrator;
+
+/* 0 when `cfg` can integrate `mi` (required extensions, constraint kinds),
+ * else -1 with the reason in host_last_error(). */
+int integrator_check_compatible(const method_config *cfg, const model_instance *mi);
+
+/* Checks that `cfg` (already validated: method_config_validate runs
+ * whenever options are set) can integrate `mi` (required extensions,
+ * constraint kinds), then creates the plugin instance.  NULL with a message
+ * naming the method and the model otherwise. */
+integrator *integrator_create(const method_config *cfg, model_instance *mi);
+void integrator_destroy(integrator *it);
+
+#endif

@@ -1,0 +1,672 @@
+/* Model instances and the resolved view handed to integrators. */
+#include "run/model_instance.h"
+#include "host/host.h"
+#include "wb_fd.h"
+#include "wb_vec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every fallback owns a scratch region, so fallbacks may nest (an FD
+ * Hessian calling an FD gradient) without sharing memory. */
+enum slot_id {
+    SLOT_MASS_SOLVE, SLOT_GRADIENT, SLOT_HESSIAN, SLOT_KINETIC, SLOT_ENERGY,
+    SLOT_JACOBIAN, SLOT_CONTRACT, SLOT_HVECTOR, SLOT_THIRD, SLOT_HIDDEN,
+    SLOT_INDEX1, SLOT_NH_JV, SLOT_NH_JQ, SLOT_NH_VV, SLOT_NH_QV, SLOT_COUNT
+};
+
+typedef struct fallback_slot {
+    model_instance *owner;
+    double *scratch;
+    int *pivots;
+} fallback_slot;
+
+struct model_instance {
+    const plugin *plugin;
+    void *self;
+    wb_model_info info;
+    double *params;
+    model_extensions ext;
+    wb_model view;
+    fallback_slot slots[SLOT_COUNT];
+    double *arena;
+    int *pivot_arena;
+    double *mass_factor; /* Cholesky factor of a constant mass matrix */
+    double *invariant_work; /* the discrete gradient's scratch */
+    fd_levels levels;
+};
+
+const wb_model *model_instance_view(const model_instance *mi) { return &mi->view; }
+const plugin *model_instance_plugin(const model_instance *mi) { return mi->plugin; }
+const double *model_instance_params(const model_instance *mi) { return mi->params; }
+const model_extensions *model_instance_extensions(const model_instance *mi) { return &mi->ext; }
+void *model_instance_self(const model_instance *mi) { return mi->self; }
+const fd_levels *model_instance_fd_levels(const model_instance *mi) { return &mi->levels; }
+
+#define EXT_FN(ext, type, field) \
+    (((ext) && WB_HAS_FIELD(ext, type, field)) ? (ext)->field : NULL)
+
+/* ---- fallbacks: ctx is a fallback_slot ------------------------------------ */
+
+static void fb_mass_solve(void *ctx, const double *q, const double *p, double *v)
+{
+    fallback_slot *s = ctx;
+    model_instance *mi = s->owner;
+    const int n = mi->info.nq;
+    memcpy(v, p, (size_t)n * sizeof(double));
+    if (mi->mass_factor) {
+        linalg_cholesky_solve(host_services(), n, 1, mi->mass_factor, v);
+        return;
+    }
+    WB_CALL(&mi->view, mass, q, s->scratch);
+    if (linalg_cholesky_factor(host_services(), n, s->scratch) != WB_OK) {
+        for (int i = 0; i < n; i++)
+            v[i] = NAN; /* surfaces as a non-finite step, never a silent value */
+        return;
+    }
+    linalg_cholesky_solve(host_services(), n, 1, s->scratch, v);
+}
+
+static void fb_potential_gradient(void *ctx, const double *q, double *g)
+{
+    fallback_slot *s = ctx;
+    fd_potential_gradient(&s->owner->view, s->scratch, q, g);
+}
+
+static void fb_potential_hessian(void *ctx, const double *q, double *H)
+{
+    fallback_slot *s = ctx;
+    fd_potential_hessian(&s->owner->view, s->owner->levels.gradient, s->scratch, q, H);
+}
+
+static void fb_kinetic_gradient(void *ctx, const double *q, const double *p, double *g)
+{
+    fallback_slot *s = ctx;
+    if (s->owner->info.mass_constant) {
+        memset(g, 0, (size_t)s->owner->info.nq * sizeof(double));
+        return;
+    }
+    fd_kinetic_gradient(&s->owner->view, s->scratch, q, p, g);
+}
+
+static double fb_energy(void *ctx, const double *q, const double *p)
+{
+    fallback_slot *s = ctx;
+    const wb_model *m = &s->owner->view;
+    wb_mass_solve(m, q, p, s->scratch);
+    return 0.5 * vec_dot(m->nq, p, s->scratch) + wb_potential(m, q);
+}
+
+static double fb_lie_energy(void *ctx, const double *q, const double *p)
+{
+    fallback_slot *s = ctx;
+    model_instance *mi = s->owner;
+    return mi->ext.lie_hamiltonian->hamiltonian(mi->self, q, p);
+}
+
+static void fb_constraint_jacobian(void *ctx, const double *q, double *G)
+{
+    fallback_slot *s = ctx;
+    fd_constraint_jacobian(&s->owner->view, s->scratch, q, G);
+}
+
+static void fb_hessian_contract(void *ctx, const double *q, const double *mu, double *T)
+{
+    fallback_slot *s = ctx;
+    fd_constraint_hessian_contract(&s->owner->view, s->owner->levels.jacobian, s->scratch, q,
+                                   mu, T);
+}
+
+static void fb_hessian_vector(void *ctx, const double *q, const double *w, double *B)
+{
+    fallback_slot *s = ctx;
+    fd_constraint_hessian_vector(&s->owner->view, s->owner->levels.jacobian, s->scratch, q, w,
+                                 B);
+}
+
+static void fb_third_contract(void *ctx, const double *q, const double *mu,
+                              const double *w, double *D)
+{
+    fallback_slot *s = ctx;
+    const wb_model *m = &s->owner->view;
+    if (m->holonomic_flags & WB_HOLONOMIC_QUADRATIC) {
+        memset(D, 0, (size_t)m->nq * m->nq * sizeof(double));
+        return;
+    }
+    fd_constraint_third_contract(m, s->owner->levels.contract, s->scratch, q, mu, w, D);
+}
+
+static void fb_hidden_constraints(void *ctx, const double *q, const double *p, double *gv)
+{
+    fallback_slot *s = ctx;
+    const wb_model *m = &s->owner->view;
+    double *v = s->scratch, *G = s->scratch + m->nq;
+    wb_mass_solve(m, q, p, v);
+    wb_constraint_jacobian(m, q, G);
+    for (int k = 0; k < m->n_holonomic; k++)
+        gv[k] = vec_dot(m->nq, G + (size_t)k * m->nq, v);
+}
+
+/* (G M^-1 G^T) lambda = v^T D^2g v + G w - G M^-1 (grad V + dT/dq),
+ * with w = D_q[M^-1(q) p] v (zero for a constant mass). */
+static int fb_index1_multiplier(void *ctx, const double *q, const double *p, double *lambda)
+{
+    fallback_slot *s = ctx;
+    const wb_model *m = &s->owner->view;
+    const int n = m->nq, c = m->n_holonomic;
+    double *v = s->scratch, *f = v + n, *u = f + n, *w = u + n, *x = w + n;
+    double *G = x + n, *B = G + (size_t)c * n, *Y = B + (size_t)c * n;
+    double *S = Y + (size_t)c * n;
+    wb_mass_solve(m, q, p, v);
+    wb_potential_gradient(m, q, f);
+    wb_kinetic_gradient(m, q, p, u);
+    for (int i = 0; i < n; i++)
+        f[i] += u[i];
+    wb_mass_solve(m, q, f, u);
+    wb_constraint_jacobian(m, q, G);
+    wb_constraint_hessian_vector(m, q, v, B);
+    memset(w, 0, (size_t)n * sizeof(double));
+    if (!m->mass_constant) {
+        double eps = 0;
+        for (int i = 0; i < n; i++)
+            eps = fmax(eps, fabs(v[i]));
+        eps = eps > 0 ? wb_fd_step(1.0, 0) / eps : 0;
+        if (eps > 0) {
+            double *plus = Y, *minus = Y + n;
+            for (int i = 0; i < n; i++)
+                x[i] = q[i] + eps * v[i];
+            wb_mass_solve(m, x, p, plus);
+            for (int i = 0; i < n; i++)
+                x[i] = q[i] - eps * v[i];
+            wb_mass_solve(m, x, p, minus);
+            for (int i = 0; i < n; i++)
+                w[i] = (plus[i] - minus[i]) / (2 * eps);
+        }
+    }
+    for (int k = 0; k < c; k++) {
+        const double *Gk = G + (size_t)k * n;
+        lambda[k] = vec_dot(n, B + (size_t)k * n, v) + vec_dot(n, Gk, w) - vec_dot(n, Gk, u);
+        wb_mass_solve(m, q, Gk, Y + (size_t)k * n);
+    }
+    for (int j = 0; j < c; j++)
+        for (int k = 0; k < c; k++)
+            S[j * c + k] = vec_dot(n, G + (size_t)j * n, Y + (size_t)k * n);
+    return linalg_dense_solve(host_services(), c, 1, S, s->pivots, lambda);
+}
+
+static void fb_nh_jacobian_v(void *ctx, const double *q, const double *v, double *A)
+{
+    fallback_slot *s = ctx;
+    fd_nh_jacobian_v(&s->owner->view, s->scratch, q, v, A);
+}
+
+static void fb_nh_jacobian_q(void *ctx, const double *q, const double *v, double *B)
+{
+    fallback_slot *s = ctx;
+    fd_nh_jacobian_q(&s->owner->view, s->scratch, q, v, B);
+}
+
+static void fb_nh_vv(void *ctx, const double *q, const double *v, const double *lam,
+                     double *out)
+{
+    fallback_slot *s = ctx;
+    const wb_model *m = &s->owner->view;
+    if (m->nonholonomic_flags & (WB_NONHOLONOMIC_LINEAR | WB_NONHOLONOMIC_AFFINE)) {
+        memset(out, 0, (size_t)m->nq * m->nq * sizeof(double));
+        return;
+    }
+    fd_nh_hessian_vv_contract(m, s->owner->levels.nh_jacobian_v, s->scratch, q, v, lam, out);
+}
+
+static void fb_nh_qv(void *ctx, const double *q, const double *v, const double *lam,
+                     double *out)
+{
+    fallback_slot *s = ctx;
+    fd_nh_hessian_qv_contract(&s->owner->view, s->owner->levels.nh_jacobian_v, s->scratch, q, v,
+                              lam, out);
+}
+
+/* Greenspan: sum_i [V_i(pi_i(q1)) - V_i(pi_i(q0))] / [pi_i(q1) - pi_i(q0)]
+ * grad pi_i(q_mid).  Where the two invariants nearly agree the quotient is
+ * 0/0-prone and V_i' at their mean replaces it (to O(d^2)); the model may
+ * supply the quotient in closed form instead. */
+static int nearly_equal(double a, double b)
+{
+    return !(fabs(b - a) > 1e-9 * (1.0 + fabs(a)));
+}
+
+static void fb_potential_discrete_gradient(void *ctx, const double *q0, const double *q1,
+                                           double *dg)
+{
+    model_instance *mi = ctx;
+    const wb_potential_invariants_ext *e = mi->ext.potential_invariants;
+    const int n = mi->info.nq, k = mi->view.n_potential_invariants;
+    double *pi0 = mi->invariant_work, *pi1 = pi0 + k, *v0 = pi1 + k, *v1 = v0 + k;
+    double *mean = v1 + k, *slope = mean + k, *quotient = slope + k, *qm = quotient + k;
+    double *dpi = qm + n;
+    e->invariants(mi->self, q0, pi0);
+    e->invariants(mi->self, q1, pi1);
+    if (EXT_FN(e, wb_potential_invariants_ext, difference_quotient)) {
+        e->difference_quotient(mi->self, pi0, pi1, quotient);
+    } else {
+        e->potentials(mi->self, pi0, v0, NULL);
+        e->potentials(mi->self, pi1, v1, NULL);
+        int close = 0;
+        for (int i = 0; i < k; i++)
+            close |= nearly_equal(pi0[i], pi1[i]);
+        if (close) { /* the quotient would cancel: V_i' at the mean instead */
+            for (int i = 0; i < k; i++)
+                mean[i] = 0.5 * (pi0[i] + pi1[i]);
+            e->potentials(mi->self, mean, NULL, slope);
+        }
+        for (int i = 0; i < k; i++)
+            quotient[i] = nearly_equal(pi0[i], pi1[i]) ? slope[i]
+                                                       : (v1[i] - v0[i]) / (pi1[i] - pi0[i]);
+    }
+    for (int j = 0; j < n; j++)
+        qm[j] = 0.5 * (q0[j] + q1[j]);
+    e->invariants_gradient(mi->self, qm, dpi);
+    mat_t_vec(k, n, dpi, quotient, dg);
+}
+
+static int bind_potential_invariants(model_instance *mi)
+{
+    wb_model *v = &mi->view;
+    const wb_potential_invariants_ext *e = mi->ext.potential_invariants;
+    if (!e->count || !e->invariants || !e->invariants_gradient || !e->potentials) {
+        host_error("model '%s': extension %s must provide count, invariants, "
+                   "invariants_gradient and potentials", v->name, WB_EXT_POTENTIAL_INVARIANTS);
+        return -1;
+    }
+    if (!mi->ext.mechanical) {
+        host_error("model '%s': %s writes the potential of %s, which the model does not "
+                   "provide", v->name, WB_EXT_POTENTIAL_INVARIANTS, WB_EXT_MECHANICAL);
+        return -1;
+    }
+    int k = e->count(mi->self);
+    if (k < 1) {
+        host_error("model '%s': %s reports %d invariants", v->name, WB_EXT_POTENTIAL_INVARIANTS, k);
+        return -1;
+    }
+    mi->invariant_work = calloc((size_t)k * (7 + (size_t)mi->info.nq) + (size_t)mi->info.nq,
+                                sizeof(double));
+    if (!mi->invariant_work) {
+        host_error("model '%s': out of memory", v->name);
+        return -1;
+    }
+    v->n_potential_invariants = k;
+    v->potential_discrete_gradient.fn = fb_potential_discrete_gradient;
+    v->potential_discrete_gradient.ctx = mi;
+    v->capabilities |= WB_CAP_POTENTIAL_INVARIANTS;
+    return 0;
+}
+
+static int fb_no_generator(void *ctx, int index, const double *q, double *xi)
+{
+    (void)ctx, (void)index, (void)q, (void)xi;
+    return -1;
+}
+
+/* ---- building the view ------------------------------------------------------ */
+
+/* Bind the model's own function when it has one, else the fallback. */
+#define BIND(member, own, fallback, slot)              \
+    do {                                               \
+        if (own) {                                     \
+            v->member.fn = (own);                      \
+            v->member.ctx = mi->self;                  \
+        } else {                                       \
+            v->member.fn = (fallback);                 \
+            v->member.ctx = &mi->slots[slot];          \
+        }                                              \
+    } while (0)
+
+static int bind_mechanical(model_instance *mi)
+{
+    wb_model *v = &mi->view;
+    const wb_mechanical_ext *e = mi->ext.mechanical;
+    if (!EXT_FN(e, wb_mechanical_ext, mass) || !EXT_FN(e, wb_mechanical_ext, potential)) {
+        host_error("model '%s': extension %s must provide mass() and potential()",
+                   v->name, WB_EXT_MECHANICAL);
+        return -1;
+    }
+    v->mass.fn = e->mass, v->mass.ctx = mi->self;
+    v->potential.fn = e->potential, v->potential.ctx = mi->self;
+    BIND(mass_solve, EXT_FN(e, wb_mechanical_ext, mass_solve), fb_mass_solve, SLOT_MASS_SOLVE);
+    BIND(potential_gradient, EXT_FN(e, wb_mechanical_ext, potential_gradient),
+         fb_potential_gradient, SLOT_GRADIENT);
+    BIND(potential_hessian, EXT_FN(e, wb_mechanical_ext, potential_hessian),
+         fb_potential_hessian, SLOT_HESSIAN);
+    BIND(kinetic_gradient, EXT_FN(e, wb_mechanical_ext, kinetic_gradient),
+         fb_kinetic_gradient, SLOT_KINETIC);
+    mi->levels.gradient = EXT_FN(e, wb_mechanical_ext, potential_gradient) ? 0 : 1;
+    if (mi->info.mass_constant) {
+        const int n = mi->info.nq;
+        mi->mass_factor = calloc((size_t)n * (n + 1), sizeof(double));
+        if (!mi->mass_factor) {
+            host_error("model '%s': out of memory", v->name);
+            return -1;
+        }
+        double *zero = mi->mass_factor + (size_t)n * n;
+        e->mass(mi->self, zero, mi->mass_factor);
+        if (linalg_cholesky_factor(host_services(), n, mi->mass_factor) != WB_OK) {
+            host_error_prefix("model '%s': mass matrix: ", v->name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int bind_holonomic(model_instance *mi)
+{
+    wb_model *v = &mi->view;
+    const wb_holonomic_ext *e = mi->ext.holonomic;
+    if (!EXT_FN(e, wb_holonomic_ext, constraints)) {
+        host_error("model '%s': extension %s must provide constraints()", v->name,
+                   WB_EXT_HOLONOMIC);
+        return -1;
+    }
+    if (!mi->ext.mechanical) {
+        host_error("model '%s': holonomic constraints need the %s extension too",
+                   v->name, WB_EXT_MECHANICAL);
+        return -1;
+    }
+    v->holonomic_flags = e->flags;
+    v->constraints.fn = e->constraints, v->constraints.ctx = mi->self;
+    BIND(constraint_jacobian, EXT_FN(e, wb_holonomic_ext, jacobian),
+         fb_constraint_jacobian, SLOT_JACOBIAN);
+    BIND(constraint_hessian_contract, EXT_FN(e, wb_holonomic_ext, hessian_contract),
+         fb_hessian_contract, SLOT_CONTRACT);
+    BIND(constraint_hessian_vector, EXT_FN(e, wb_holonomic_ext, hessian_vector),
+         fb_hessian_vector, SLOT_HVECTOR);
+    BIND(constraint_third_contract, EXT_FN(e, wb_holonomic_ext, third_contract),
+         fb_third_contract, SLOT_THIRD);
+    fd_levels *l = &mi->levels;
+    l->jacobian = EXT_FN(e, wb_holonomic_ext, jacobian) ? 0 : 1;
+    l->contract = EXT_FN(e, wb_holonomic_ext, hessian_contract) ? 0 : l->jacobian + 1;
+    v->hidden_constraints.fn = fb_hidden_constraints;
+    v->hidden_constraints.ctx = &mi->slots[SLOT_HIDDEN];
+    v->index1_multiplier.fn = fb_index1_multiplier;
+    v->index1_multiplier.ctx = &mi->slots[SLOT_INDEX1];
+    v->capabilities |= WB_CAP_HOLONOMIC;
+    return 0;
+}
+
+static int bind_nonholonomic(model_instance *mi)
+{
+    wb_model *v = &mi->view;
+    const wb_nonholonomic_ext *e = mi->ext.nonholonomic;
+    if (!EXT_FN(e, wb_nonholonomic_ext, constraints)) {
+        host_error("model '%s': extension %s must provide constraints()", v->name,
+                   WB_EXT_NONHOLONOMIC);
+        return -1;
+    }
+    v->nonholonomic_flags = e->flags;
+    v->nh_constraints.fn = e->constraints, v->nh_constraints.ctx = mi->self;
+    BIND(nh_jacobian_v, EXT_FN(e, wb_nonholonomic_ext, jacobian_v), fb_nh_jacobian_v, SLOT_NH_JV);
+    BIND(nh_jacobian_q, EXT_FN(e, wb_nonholonomic_ext, jacobian_q), fb_nh_jacobian_q, SLOT_NH_JQ);
+    BIND(nh_hessian_vv_contract, EXT_FN(e, wb_nonholonomic_ext, hessian_vv_contract),
+         fb_nh_vv, SLOT_NH_VV);
+    BIND(nh_hessian_qv_contract, EXT_FN(e, wb_nonholonomic_ext, hessian_qv_contract),
+         fb_nh_qv, SLOT_NH_QV);
+    mi->levels.nh_jacobian_v = EXT_FN(e, wb_nonholonomic_ext, jacobian_v) ? 0 : 1;
+    v->capabilities |= WB_CAP_NONHOLONOMIC;
+    return 0;
+}
+
+static int bind_invariants_and_energy(model_instance *mi)
+{
+    wb_model *v = &mi->view;
+    const wb_invariants_ext *e = mi->ext.invariants;
+    if (mi->info.n_invariants > 0) {
+        if (!EXT_FN(e, wb_invariants_ext, evaluate) || !mi->info.invariant_names) {
+            host_error("model '%s' declares %d invariants but no %s evaluate() or names",
+                       v->name, mi->info.n_invariants, WB_EXT_INVARIANTS);
+            return -1;
+        }
+        for (int i = 0; i < mi->info.n_invariants; i++)
+            if (!mi->info.invariant_names[i]) {
+                host_error("model '%s': invariant %d has no name", v->name, i + 1);
+                return -1;
+            }
+        v->invariants.fn = e->evaluate, v->invariants.ctx = mi->self;
+        BIND(invariant_generator, EXT_FN(e, wb_invariants_ext, generator), fb_no_generator,
+             SLOT_ENERGY);
+        v->capabilities |= WB_CAP_INVARIANTS;
+    }
+    double (*own_energy)(void *, const double *, const double *) =
+        EXT_FN(e, wb_invariants_ext, energy);
+    if (own_energy) {
+        v->energy.fn = own_energy, v->energy.ctx = mi->self;
+    } else if (mi->ext.mechanical) {
+        v->energy.fn = fb_energy, v->energy.ctx = &mi->slots[SLOT_ENERGY];
+    } else if (mi->ext.lie_hamiltonian) {
+        v->energy.fn = fb_lie_energy, v->energy.ctx = &mi->slots[SLOT_ENERGY];
+    }
+    return 0;
+}
+
+static int bind_lie(model_instance *mi)
+{
+    wb_model *v = &mi->view;
+    const wb_lie_group_ext *g = mi->ext.lie_group;
+    const wb_lie_hamiltonian_ext *h = mi->ext.lie_hamiltonian;
+    if (g) {
+        if (!g->identity || !g->compose || !g->inverse || !g->exp || !g->dexp ||
+            !g->dexpinv || !g->ad || !g->ad_star || !g->Ad || !g->Ad_star) {
+            host_error("model '%s': extension %s must provide identity, compose, inverse, "
+                       "exp, dexp, dexpinv, ad, ad_star, Ad and Ad_star", v->name,
+                       WB_EXT_LIE_GROUP);
+            return -1;
+        }
+        v->lie_group = g;
+        v->capabilities |= WB_CAP_LIE_GROUP;
+    }
+    if (h) {
+        if (!g || !h->hamiltonian || !h->vector_field) {
+            host_error("model '%s': extension %s needs %s and both of its functions",
+                       v->name, WB_EXT_LIE_HAMILTONIAN, WB_EXT_LIE_GROUP);
+            return -1;
+        }
+        v->lie_hamiltonian = h;
+        v->capabilities |= WB_CAP_LIE_HAMILTONIAN;
+    }
+    v->lie_self = mi->self;
+    return 0;
+}
+
+static int allocate_slots(model_instance *mi)
+{
+    size_t per_slot = fd_scratch_size(&mi->view);
+    int pivots = mi->info.n_holonomic + mi->info.n_nonholonomic + mi->info.nq + 1;
+    mi->arena = calloc(per_slot * SLOT_COUNT, sizeof(double));
+    mi->pivot_arena = calloc((size_t)pivots * SLOT_COUNT, sizeof(int));
+    if (!mi->arena || !mi->pivot_arena) {
+        host_error("model '%s': out of memory", mi->view.name);
+        return -1;
+    }
+    for (int i = 0; i < SLOT_COUNT; i++) {
+        mi->slots[i].owner = mi;
+        mi->slots[i].scratch = mi->arena + per_slot * i;
+        mi->slots[i].pivots = mi->pivot_arena + (size_t)pivots * i;
+    }
+    return 0;
+}
+
+static int check_info(model_instance *mi)
+{
+    const wb_model_info *in = &mi->info;
+    const char *name = mi->plugin->entry->name;
+    if (in->nq < 1 || in->nv < 1 || in->n_holonomic < 0 || in->n_nonholonomic < 0 ||
+        in->n_invariants < 0) {
+        host_error("model '%s' reported impossible dimensions (nq %d, nv %d, m %d, k %d, "
+                   "invariants %d)", name, in->nq, in->nv, in->n_holonomic,
+                   in->n_nonholonomic, in->n_invariants);
+        return -1;
+    }
+    if (!mi->ext.lie_group && in->nv != in->nq) {
+        host_error("model '%s': nv (%d) must equal nq (%d) on a vector space", name, in->nv,
+                   in->nq);
+        return -1;
+    }
+    if (in->n_holonomic > 0 && !mi->ext.holonomic) {
+        host_error("model '%s' reports %d holonomic constraints but has no %s extension",
+                   name, in->n_holonomic, WB_EXT_HOLONOMIC);
+        return -1;
+    }
+    if (in->n_nonholonomic > 0 && !mi->ext.nonholonomic) {
+        host_error("model '%s' reports %d nonholonomic constraints but has no %s extension",
+                   name, in->n_nonholonomic, WB_EXT_NONHOLONOMIC);
+        return -1;
+    }
+    if (!mi->ext.mechanical && !mi->ext.lie_hamiltonian) {
+        host_error("model '%s' provides neither %s nor %s: nothing to integrate", name,
+                   WB_EXT_MECHANICAL, WB_EXT_LIE_HAMILTONIAN);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every member up to an extension's last ABI 1.0 member is read directly
+ * (members a later minor version appends will be tested with WB_HAS_FIELD
+ * where they are used), so a struct_size short of it is refused here. */
+#define EXT_TOO_SMALL(ext, type, last) ((ext) && !WB_HAS_FIELD(ext, type, last))
+
+static int check_extension_sizes(const model_instance *mi)
+{
+    const model_extensions *e = &mi->ext;
+    const struct {
+        const char *id;
+        int too_small;
+    } rows[] = {
+        {WB_EXT_MECHANICAL, EXT_TOO_SMALL(e->mechanical, wb_mechanical_ext, kinetic_gradient)},
+        {WB_EXT_HOLONOMIC, EXT_TOO_SMALL(e->holonomic, wb_holonomic_ext, third_contract)},
+        {WB_EXT_NONHOLONOMIC,
+         EXT_TOO_SMALL(e->nonholonomic, wb_nonholonomic_ext, hessian_qv_contract)},
+        {WB_EXT_INVARIANTS, EXT_TOO_SMALL(e->invariants, wb_invariants_ext, generator)},
+        {WB_EXT_INITIAL_STATE, EXT_TOO_SMALL(e->initial, wb_initial_state_ext, initial)},
+        {WB_EXT_LIE_GROUP, EXT_TOO_SMALL(e->lie_group, wb_lie_group_ext, dcayinv)},
+        {WB_EXT_LIE_HAMILTONIAN,
+         EXT_TOO_SMALL(e->lie_hamiltonian, wb_lie_hamiltonian_ext, vector_field)},
+        {WB_EXT_POTENTIAL_INVARIANTS, EXT_TOO_SMALL(e->potential_invariants,
+                                                    wb_potential_invariants_ext,
+                                                    difference_quotient)},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (rows[i].too_small) {
+            host_error("model '%s': extension %s declares a struct_size smaller than its "
+                       "ABI 1.0 layout (set struct_size = sizeof the struct)",
+                       mi->plugin->entry->name, rows[i].id);
+            return -1;
+        }
+    return 0;
+}
+
+static void query_extensions(model_instance *mi)
+{
+    const wb_model_class *c = mi->plugin->model;
+    mi->ext.mechanical = c->get_extension(WB_EXT_MECHANICAL);
+    mi->ext.holonomic = c->get_extension(WB_EXT_HOLONOMIC);
+    mi->ext.nonholonomic = c->get_extension(WB_EXT_NONHOLONOMIC);
+    mi->ext.invariants = c->get_extension(WB_EXT_INVARIANTS);
+    mi->ext.initial = c->get_extension(WB_EXT_INITIAL_STATE);
+    mi->ext.lie_group = c->get_extension(WB_EXT_LIE_GROUP);
+    mi->ext.lie_hamiltonian = c->get_extension(WB_EXT_LIE_HAMILTONIAN);
+    mi->ext.potential_invariants = c->get_extension(WB_EXT_POTENTIAL_INVARIANTS);
+}
+
+static int build_view(model_instance *mi)
+{
+    wb_model *v = &mi->view;
+    v->struct_size = sizeof *v;
+    v->name = mi->plugin->entry->name;
+    v->nq = mi->info.nq;
+    v->nv = mi->info.nv;
+    v->n_holonomic = mi->info.n_holonomic;
+    v->n_nonholonomic = mi->info.n_nonholonomic;
+    v->mass_constant = mi->info.mass_constant;
+    v->invariant_names = mi->info.invariant_names;
+    if (allocate_slots(mi) != 0)
+        return -1;
+    if (mi->ext.mechanical) {
+        v->capabilities |= WB_CAP_MECHANICAL;
+        if (bind_mechanical(mi) != 0)
+            return -1;
+    }
+    if (mi->info.n_holonomic > 0 && bind_holonomic(mi) != 0)
+        return -1;
+    if (mi->info.n_nonholonomic > 0 && bind_nonholonomic(mi) != 0)
+        return -1;
+    v->n_invariants = mi->info.n_invariants;
+    if (bind_invariants_and_energy(mi) != 0)
+        return -1;
+    if (bind_lie(mi) != 0)
+        return -1;
+    if (mi->ext.potential_invariants && bind_potential_invariants(mi) != 0)
+        return -1;
+    if (EXT_FN(mi->ext.initial, wb_initial_state_ext, initial)) {
+        v->initial.fn = mi->ext.initial->initial;
+        v->initial.ctx = mi->self;
+        v->capabilities |= WB_CAP_INITIAL_STATE;
+    }
+    return 0;
+}
+
+model_instance *model_instance_create(const plugin *p, const double *params)
+{
+    const wb_model_class *c = p->model;
+    model_instance *mi = calloc(1, sizeof *mi);
+    if (!mi || !(mi->params = calloc(c->n_params + 1, sizeof(double)))) {
+        free(mi);
+        host_error("model '%s': out of memory", p->entry->name);
+        return NULL;
+    }
+    mi->plugin = p;
+    query_extensions(mi);
+    if (check_extension_sizes(mi) != 0) {
+        free(mi->params);
+        free(mi);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < c->n_params; i++) {
+        const wb_param_spec *s = &c->params[i];
+        double value = params ? params[i] : s->default_value;
+        if (!(value >= s->min && value <= s->max)) {
+            host_error("model '%s': parameter '%s' = %g is outside [%g, %g] (%s)",
+                       c->name, s->name, value, s->min, s->max, s->doc ? s->doc : "");
+            free(mi->params);
+            free(mi);
+            return NULL;
+        }
+        mi->params[i] = value;
+    }
+    mi->info.struct_size = sizeof mi->info;
+    host_clear_error();
+    int status = c->create(host_services(), mi->params, &mi->self, &mi->info);
+    if (status != WB_OK) {
+        host_error_prefix("model '%s' could not be created: ", c->name);
+        free(mi->params);
+        free(mi);
+        return NULL;
+    }
+    if (check_info(mi) != 0 || build_view(mi) != 0) {
+        model_instance_destroy(mi);
+        return NULL;
+    }
+    return mi;
+}
+
+void model_instance_destroy(model_instance *mi)
+{
+    if (!mi)
+        return;
+    if (mi->self)
+        mi->plugin->model->destroy(mi->self);
+    free(mi->arena);
+    free(mi->pivot_arena);
+    free(mi->mass_factor);
+    free(mi->invariant_work);
+    free(mi->params);
+    free(mi);
+}

@@ -1,0 +1,88 @@
+/*
+ * workbench/abi.h -- the versioned entry point every plugin exports.
+ *
+ * A plugin is a shared object that exports exactly one symbol,
+ * WB_ENTRY_SYMBOL, a `const wb_plugin_entry`.  The host reads the entry
+ * (data only), checks the ABI version and every size field, validates the
+ * descriptor it points to, and only then calls any function of the plugin.
+ *
+ * ABI policy
+ *   - abi_major changes only when an existing field changes meaning, type
+ *     or position.  The host refuses a plugin of another major version.
+ *   - abi_minor changes when fields are appended to a struct or a new
+ *     extension id is defined.  Fields are only ever appended, so a struct
+ *     written against minor N is a prefix of the same struct at minor N+1.
+ *   - Every struct that crosses the boundary starts with (or carries) a
+ *     struct_size.  A reader uses a field only when WB_HAS_FIELD() says the
+ *     writer's struct is large enough to contain it.
+ *   - Plugins never link against the host: everything the host offers
+ *     comes through the wb_host service table (workbench/host.h).
+ *   - ABI 1.0 is the layout of the first release: every member in these
+ *     headers today is a 1.0 member, read without WB_HAS_FIELD once the
+ *     struct's 1.0 size has been checked.
+ */
+#ifndef WORKBENCH_ABI_H
+#define WORKBENCH_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define WB_ABI_MAJOR 1
+#define WB_ABI_MINOR 0
+
+/* Name of the single symbol a plugin exports. */
+#define WB_ENTRY_SYMBOL "workbench_plugin_entry"
+
+#if defined(__GNUC__)
+#define WB_EXPORT __attribute__((visibility("default")))
+#else
+#define WB_EXPORT
+#endif
+
+#ifdef __cplusplus
+#define WB_EXTERN_C extern "C"
+#else
+#define WB_EXTERN_C
+#endif
+
+/* Use in exactly one translation unit of a plugin:
+ *     WB_PLUGIN_ENTRY = { WB_ABI_MAJOR, WB_ABI_MINOR, sizeof(wb_plugin_entry), ... };
+ * Build plugins with -fvisibility=hidden so that this is the only export. */
+#define WB_PLUGIN_ENTRY WB_EXTERN_C WB_EXPORT const wb_plugin_entry workbench_plugin_entry
+
+/* True when the struct *p, whose writer declared p->struct_size bytes,
+ * contains the member `field` of type `type`. */
+#define WB_HAS_FIELD(p, type, field) \
+    ((p)->struct_size >= offsetof(type, field) + sizeof(((type *)0)->field))
+
+/* Status codes returned across the ABI.  0 is success; every other value
+ * is an error whose message the callee has reported through
+ * wb_host.error().  Values are stable: new codes are appended. */
+typedef enum wb_status {
+    WB_OK = 0,
+    WB_ERR_NEWTON = 1,    /* nonlinear iteration did not converge            */
+    WB_ERR_NONFINITE = 2, /* a NaN or Inf appeared                           */
+    WB_ERR_SINGULAR = 3,  /* a linear system was singular                    */
+    WB_ERR_INVALID = 4,   /* bad input: options, sizes, model not supported  */
+    WB_ERR_NOMEM = 5,     /* allocation failed                               */
+    WB_ERR_MODEL = 6,     /* the model could not evaluate a function         */
+    WB_ERR_INTERNAL = 7
+} wb_status;
+
+typedef enum wb_plugin_kind {
+    WB_KIND_MODEL = 1,      /* descriptor is a const wb_model_class *   */
+    WB_KIND_INTEGRATOR = 2  /* descriptor is a const wb_family *        */
+} wb_plugin_kind;
+
+typedef struct wb_plugin_entry {
+    uint32_t abi_major;      /* WB_ABI_MAJOR the plugin was built against */
+    uint32_t abi_minor;      /* WB_ABI_MINOR the plugin was built against */
+    uint32_t struct_size;    /* sizeof(wb_plugin_entry) at build time      */
+    uint32_t kind;           /* wb_plugin_kind                             */
+    const char *name;        /* unique name: [a-z0-9_]+                    */
+    const char *version;     /* the plugin's own version, free text        */
+    const char *description; /* one line                                   */
+    const void *descriptor;  /* see wb_plugin_kind                         */
+} wb_plugin_entry;
+
+#endif

@@ -1,0 +1,189 @@
+/*
+ * workbench/host.h -- the service table the host hands to every plugin.
+ *
+ * Plugins do not link against the host.  Each create() receives a
+ * `const wb_host *`; the pointer stays valid until the plugin's instance
+ * is destroyed.  Services are plain function pointers; every one of them
+ * takes the host pointer first.
+ *
+ * Conventions shared by all services
+ *   - Matrices are dense, row-major, double precision: element (i, j) of an
+ *     r x c matrix A is A[i*c + j].
+ *   - Several right-hand sides are stored one vector after another:
+ *     right-hand side k of length n starts at B + k*n.
+ *   - Services never keep a pointer to caller memory after they return.
+ *   - Services never allocate except the *_create functions; a workspace
+ *     created once lets a step loop run without allocation.
+ *   - On failure a service returns a wb_status other than WB_OK and has
+ *     already reported the reason through error(); the caller may add
+ *     context by reporting again (the last report wins).
+ */
+#ifndef WORKBENCH_HOST_H
+#define WORKBENCH_HOST_H
+
+#include "abi.h"
+
+typedef struct wb_host wb_host;
+
+/* Counters a step accumulates; the host owns the struct and passes it to
+ * step().  The driver counts `steps` itself; plugins only ever add to the
+ * other fields (never to `steps`, which would count every step twice). */
+typedef struct wb_step_stats {
+    uint32_t struct_size;
+    uint64_t steps;              /* successful steps                        */
+    uint64_t newton_iterations;  /* Newton or fixed-point sweeps            */
+    uint64_t residual_evals;     /* residual (or fixed-point map) calls     */
+    uint64_t jacobian_evals;     /* Jacobian evaluations (analytic or FD)   */
+    uint64_t linear_solves;      /* factorisations + back-substitutions     */
+    uint64_t function_evals;     /* model right-hand-side evaluations       */
+} wb_step_stats;
+
+/* ---- Butcher tableaux ------------------------------------------------ */
+
+/* A Runge-Kutta tableau, optionally with the second tableau of a
+ * partitioned pair (a2, b2, c2 non-NULL).  Tableaux handed out by the host
+ * are host-owned and immutable; they live until the host exits. */
+typedef struct wb_tableau {
+    uint32_t struct_size;
+    int s;                  /* number of stages                            */
+    const double *a;        /* s x s, row-major                            */
+    const double *b;        /* s weights                                   */
+    const double *c;        /* s nodes                                     */
+    const double *a2;       /* partitioned pair: second s x s, or NULL     */
+    const double *b2;       /* partitioned pair: second weights, or NULL   */
+    const double *c2;       /* partitioned pair: second nodes, or NULL     */
+    const char *name;       /* e.g. "gauss3", "lobatto_iiia_iiib3", "rk4"   */
+    /* Orders: from the rooted-tree conditions up to 8 (6 for a pair), and
+     * beyond that the lower bound of Butcher's simplifying assumptions
+     * B(p), C(q), D(r): min(p, q + r + 1, 2 q + 2), rounded up to even for
+     * a symmetric method; for a pair only with one quadrature (b = b2,
+     * c = c2), with the q and r both matrices satisfy. */
+    int order;              /* of the method: the pair, when it is one      */
+    int order_first;        /* of (a, b, c) alone as a Runge-Kutta method   */
+} wb_tableau;
+
+/* ---- Newton solver --------------------------------------------------- */
+
+/* Residual r(x) of an n-dimensional system.  Return WB_OK, or a status
+ * (e.g. WB_ERR_NONFINITE) that aborts the iteration. */
+typedef int (*wb_residual_fn)(void *user, const double *x, double *r);
+/* Jacobian J(x), n x n row-major, J[i*n+j] = d r_i / d x_j. */
+typedef int (*wb_jacobian_fn)(void *user, const double *x, double *J);
+
+typedef struct wb_newton_options {
+    uint32_t struct_size;
+    double tol;        /* converged when max_i |r_i| <= tol                 */
+    double step_tol;   /* ... or when max_i |dx_i| <= step_tol*(1+max|x|)
+                          after an update (0 disables this test)           */
+    int max_iter;      /* iterations before WB_ERR_NEWTON                   */
+    int simplified;    /* 1: reuse the first Jacobian of the solve (chord)  */
+    double fd_eps;     /* relative FD step when no Jacobian given; 0=auto  */
+    /* 1: once max|r_i| <= tol, keep updating until the last update is also
+     * below tol relative to each unknown (|dx_i| <= tol max(1, |x_i|)), or
+     * the residual has reached its round-off floor (an update no longer
+     * cuts it by 1000): a residual just under tol may still hide an update
+     * of 1e-6.  These further updates get their own max_iter.  0: stop at
+     * the residual test alone (the default). */
+    int settle_update;
+} wb_newton_options;
+
+typedef struct wb_newton_report {
+    uint32_t struct_size;
+    int iterations;         /* updates taken in the last solve             */
+    double residual_norm;   /* max |r_i| at the returned x                 */
+    double step_norm;       /* max |dx_i| of the last update               */
+} wb_newton_report;
+
+typedef struct wb_newton wb_newton;  /* opaque workspace, one size n */
+
+/* ---- Logging --------------------------------------------------------- */
+
+typedef enum wb_log_level {
+    WB_LOG_DEBUG = 0,
+    WB_LOG_INFO = 1,
+    WB_LOG_WARNING = 2
+} wb_log_level;
+
+/* ---- The service table ----------------------------------------------- */
+
+struct wb_host {
+    uint32_t abi_major;
+    uint32_t abi_minor;
+    uint32_t struct_size;
+
+    /* Report an error: formats into the host's error slot (truncated to a
+     * few hundred characters).  The caller then returns a status != WB_OK. */
+    void (*error)(const wb_host *host, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    void (*log)(const wb_host *host, int level, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 3, 4)))
+#endif
+        ;
+
+    /* Dense LU with partial pivoting (LAPACK dgetrf/dgetrs).  A is n x n
+     * row-major and is overwritten by its factors; ipiv has n entries.
+     * WB_ERR_SINGULAR for an exactly singular matrix, WB_ERR_NONFINITE for
+     * one with a NaN or Inf entry (and from lu_solve for a non-finite
+     * solution). */
+    int (*lu_factor)(const wb_host *host, int n, double *A, int *ipiv);
+    /* Solve A X = B with the factors of lu_factor; B holds nrhs vectors of
+     * length n and is overwritten by X. */
+    int (*lu_solve)(const wb_host *host, int n, int nrhs, const double *LU,
+                    const int *ipiv, double *B);
+    /* Factor and solve in one call (A and B overwritten). */
+    int (*dense_solve)(const wb_host *host, int n, int nrhs, double *A,
+                       int *ipiv, double *B);
+    /* Cholesky of a symmetric positive definite A (lower triangle used,
+     * A overwritten).  WB_ERR_SINGULAR when A is not positive definite. */
+    int (*cholesky_factor)(const wb_host *host, int n, double *A);
+    int (*cholesky_solve)(const wb_host *host, int n, int nrhs,
+                          const double *L, double *B);
+    /* Banded LU solve (LAPACK dgbsv).  AB is in LAPACK band storage with
+     * leading dimension ldab >= 2*kl+ku+1: element (i, j) of A lives at
+     * AB[wb_band_index(kl, ku, ldab, i, j)].  AB is overwritten by the
+     * factors, B (nrhs vectors of length n) by the solution. */
+    int (*banded_solve)(const wb_host *host, int n, int kl, int ku,
+                        double *AB, int ldab, int *ipiv, int nrhs, double *B);
+
+    /* Newton's method.  newton_create allocates a workspace for systems of
+     * size n (the only allocation); newton_solve iterates x in place from
+     * the initial guess it holds.  jacobian may be NULL: the host then
+     * uses forward differences of residual (n extra residual calls).
+     * stats (may be NULL) receives iterations, residual and Jacobian
+     * evaluations and linear solves; report (may be NULL) the final norms.
+     * Returns WB_OK, WB_ERR_NEWTON (not converged in max_iter),
+     * WB_ERR_SINGULAR or WB_ERR_NONFINITE; x then holds the last iterate.
+     * WB_ERR_INVALID when opt or report is smaller than its ABI 1.0
+     * layout (struct_size not set to sizeof). */
+    wb_newton *(*newton_create)(const wb_host *host, int n);
+    void (*newton_destroy)(const wb_host *host, wb_newton *ws);
+    int (*newton_solve)(const wb_host *host, wb_newton *ws,
+                        wb_residual_fn residual, wb_jacobian_fn jacobian,
+                        void *user, double *x, const wb_newton_options *opt,
+                        wb_step_stats *stats, wb_newton_report *report);
+    /* Sensible defaults: tol 1e-12, step_tol 0, max_iter 50, full Newton. */
+    void (*newton_defaults)(const wb_host *host, wb_newton_options *opt);
+
+    /* Tableaux.  family is one of the names `wb.tableau` knows ("gauss",
+     * "radau_ia", "radau_iia", "lobatto_iiia", "lobatto_iiib",
+     * "lobatto_iiic", "lobatto_iiic_star", "lobatto_iiia_iiib"), s its
+     * stage count, from 1 (2 for the Lobatto families) to 16; named()
+     * takes "euler", "explicit_midpoint", "heun", "kutta3", "rk4", "rk38"
+     * and "<family><s>" such as "gauss3".  NULL (with the error reported)
+     * for an unknown name or an s out of range. */
+    const wb_tableau *(*tableau_family)(const wb_host *host,
+                                        const char *family, int s);
+    const wb_tableau *(*tableau_named)(const wb_host *host, const char *name);
+};
+
+/* Index of element (i, j) in LAPACK band storage (column-major). */
+static inline int wb_band_index(int kl, int ku, int ldab, int i, int j)
+{
+    return (kl + ku + i - j) + j * ldab;
+}
+
+#endif
