@@ -17,9 +17,26 @@
  *     writer's struct is large enough to contain it.
  *   - Plugins never link against the host: everything the host offers
  *     comes through the wb_host service table (workbench/host.h).
- *   - ABI 1.0 is the layout of the first release: every member in these
- *     headers today is a 1.0 member, read without WB_HAS_FIELD once the
- *     struct's 1.0 size has been checked.
+ *   - Arrays of structs that cross the boundary (option specs and values,
+ *     parameter specs, aux specs) have no struct_size per element: the
+ *     struct that points to an array carries the element size its writer
+ *     built with (wb_method.option_spec_size, ...), readers step through
+ *     the array with WB_ELEMENT and read a member only when
+ *     WB_STRIDE_HAS() says the element contains it.  So these element
+ *     structs can grow within a major version like every other struct.
+ *   - ABI 1.0 is the layout of the first release.  Members appended in 1.1
+ *     are marked "1.1" in these headers: a reader uses them only after
+ *     WB_HAS_FIELD (or WB_STRIDE_HAS) has said the writer's struct holds
+ *     them, and treats them as absent (NULL, 0) otherwise.  A plugin built
+ *     against the 1.0 headers loads and runs unchanged under a 1.1 host.
+ *   - 1.1 added: wb.lie_group/1 members (dcay, dcayinv_derivative,
+ *     dexp_star, group_residual), the extensions wb.lie_lagrangian/1 and
+ *     wb.lie_nonholonomic/1, element sizes for the arrays, the model view's
+ *     extension passthrough, group functions with host fallbacks, the
+ *     consistent nonholonomic multiplier and the state velocity, method
+ *     start() with the step size and carried unknowns, aux unknowns of nq
+ *     values, at a fraction of the step, or held as state only, and
+ *     alternatives in wb_method.requires ("wb.mechanical/1|...").
  */
 #ifndef WORKBENCH_ABI_H
 #define WORKBENCH_ABI_H
@@ -28,7 +45,7 @@
 #include <stdint.h>
 
 #define WB_ABI_MAJOR 1
-#define WB_ABI_MINOR 0
+#define WB_ABI_MINOR 1
 
 /* Name of the single symbol a plugin exports. */
 #define WB_ENTRY_SYMBOL "workbench_plugin_entry"
@@ -54,6 +71,14 @@
  * contains the member `field` of type `type`. */
 #define WB_HAS_FIELD(p, type, field) \
     ((p)->struct_size >= offsetof(type, field) + sizeof(((type *)0)->field))
+
+/* Element i of an array of `type` whose writer used element size
+ * `stride` (the array's *_size field), and whether such an element holds
+ * the member `field`. */
+#define WB_ELEMENT(type, base, stride, i) \
+    ((const type *)(const void *)((const char *)(base) + (size_t)(i) * (size_t)(stride)))
+#define WB_STRIDE_HAS(stride, type, field) \
+    ((size_t)(stride) >= offsetof(type, field) + sizeof(((type *)0)->field))
 
 /* Status codes returned across the ABI.  0 is success; every other value
  * is an error whose message the callee has reported through

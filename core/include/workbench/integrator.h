@@ -9,11 +9,19 @@
  * to create an instance for one model, reset it to an initial state, and
  * step.
  *
- * The driver (in the host) owns the time loop.  For every step it calls
+ * The driver (in the host) owns the time loop.  It starts a run with
+ *     status = start(inst, t0, h, q0, p0, aux0)     (1.1; 1.0: reset)
+ * and then for every step calls
  *     status = step(inst, t, h, q0, p0, q1, p1, stats)
  * with distinct input and output arrays; on a status other than WB_OK the
  * driver keeps (q0, p0), so a failed step leaves the run in a sound state.
  * step() must not allocate: create() allocates everything it needs.
+ *
+ * Carried unknowns are state: everything a step reads besides (q0, p0) --
+ * multipliers, staggered positions, a variational layer's momenta, Newton's
+ * starting values, a compensated sum's carry -- is an aux unknown, so that
+ * aux_values() after a run and start(..., aux) continue it exactly: a run
+ * to T continued to 2T equals one run to 2T, bit for bit.
  */
 #ifndef WORKBENCH_INTEGRATOR_H
 #define WORKBENCH_INTEGRATOR_H
@@ -86,13 +94,21 @@ typedef enum wb_aux_size {
     WB_AUX_HOLONOMIC = 1,     /* m values                                   */
     WB_AUX_NONHOLONOMIC = 2,  /* k values                                   */
     WB_AUX_VELOCITY = 3,      /* nv values                                  */
-    WB_AUX_FIXED = 4          /* `size` values                              */
+    WB_AUX_FIXED = 4,         /* `size` values                              */
+    WB_AUX_CONFIGURATION = 5  /* 1.1: nq values                             */
 } wb_aux_size;
 
 typedef enum wb_aux_time {
     WB_AUX_AT_NODE = 1,       /* belongs to t_{n+1}, the step's end        */
-    WB_AUX_ON_INTERVAL = 2    /* belongs to the interval [t_n, t_{n+1}]    */
+    WB_AUX_ON_INTERVAL = 2,   /* belongs to the interval [t_n, t_{n+1}]    */
+    WB_AUX_AT_OFFSET = 3      /* 1.1: belongs to t_{n+1} + theta h, theta
+                                 from the method's aux_time_offset()       */
 } wb_aux_time;
+
+/* wb_aux_spec.flags (1.1) */
+#define WB_AUX_UNRECORDED 0x1u /* state only (a compensated sum's carry,
+                                  Newton's starting stages): no solution
+                                  column, but part of the carried state   */
 
 typedef struct wb_aux_spec {
     const char *name;   /* "lambda", "gamma", "v", ...                      */
@@ -100,6 +116,7 @@ typedef struct wb_aux_spec {
     int size;           /* WB_AUX_FIXED only                                */
     int time;           /* wb_aux_time                                      */
     const char *doc;
+    uint32_t flags;     /* 1.1: WB_AUX_* flags                              */
 } wb_aux_spec;
 
 /* ---- a method ------------------------------------------------------------ */
@@ -109,7 +126,11 @@ typedef struct wb_method {
     const char *doc;              /* one line                              */
     const wb_option_spec *options;
     uint32_t n_options;
-    const char *const *requires;  /* NULL-terminated model extension ids  */
+    /* NULL-terminated model extension ids, each required; 1.1: an entry
+     * "id1|id2|..." is satisfied by any one of its ids, so one method can
+     * serve vector-space and group models ("wb.mechanical/1|
+     * wb.lie_hamiltonian/1|wb.lie_lagrangian/1"). */
+    const char *const *requires;
     uint32_t handles;             /* WB_HANDLES_* bits                     */
     const char *order_doc;        /* order as a formula, e.g. "2s-2"       */
     uint32_t property_flags;      /* WB_PROP_* at the default options      */
@@ -126,7 +147,8 @@ typedef struct wb_method {
     void (*destroy)(void *inst);
     /* Start a run at (t, q, p): compute carried unknowns (consistent
      * multipliers, staggered velocities, ...).  Called before the first
-     * step and whenever the driver restarts from a new state. */
+     * step and whenever the driver restarts from a new state.  1.1: may be
+     * NULL when start() is set, which the host then calls instead. */
     int (*reset)(void *inst, double t, const double *q, const double *p);
     /* One step of size h (h may be negative) from (t, q0, p0) to
      * (q1, p1).  Must not allocate.  Returns WB_OK, WB_ERR_NEWTON,
@@ -144,7 +166,37 @@ typedef struct wb_method {
      * host->error.  Optional; called whenever options are set, before any
      * instance exists, so that wb.method() itself fails. */
     int (*validate)(const wb_host *host, const wb_option_value *opts);
+
+    /* ---- 1.1 ------------------------------------------------------------ */
+
+    /* Element sizes of the arrays above as the plugin was built: set them
+     * to sizeof(wb_option_spec), sizeof(wb_option_value) and
+     * sizeof(wb_aux_spec) (WB_METHOD_ELEMENT_SIZES does).  Required when
+     * the array is not empty; a 1.0 method has the 1.0 sizes.  The host
+     * hands `opts` arrays to the plugin with the plugin's element size. */
+    uint32_t option_spec_size;
+    uint32_t option_value_size;
+    uint32_t aux_spec_size;
+    /* Start a run at (t, q, p) for steps of size h; replaces reset() when
+     * set.  aux is NULL: compute the carried unknowns, as reset() does.
+     * Otherwise aux holds every aux unknown, in the order and sizes
+     * aux_values() writes them (from an earlier run's end): continue from
+     * them exactly.  WB_ERR_INVALID, with the reason, for aux values the
+     * method cannot continue from. */
+    int (*start)(void *inst, double t, double h, const double *q, const double *p,
+                 const double *aux);
+    /* theta for aux group `group` declared WB_AUX_AT_OFFSET (its value
+     * recorded with t_{n+1} belongs to t_{n+1} + theta h, e.g. a variational
+     * layer's staggered point at alpha+ h).  Required when a group is
+     * declared so; may depend on the options. */
+    double (*aux_time_offset)(const wb_option_value *opts, uint32_t group);
 } wb_method;
+
+/* The 1.1 element sizes, for a method's designated initializer. */
+#define WB_METHOD_ELEMENT_SIZES                        \
+    .option_spec_size = sizeof(wb_option_spec),        \
+    .option_value_size = sizeof(wb_option_value),      \
+    .aux_spec_size = sizeof(wb_aux_spec)
 
 typedef struct wb_family {
     uint32_t struct_size;

@@ -19,8 +19,15 @@
  *
  * Conventions of mechanics
  *   H(q, p) = 1/2 p^T M(q)^-1 p + V(q),  v = M(q)^-1 p,
- *   q' = v,  p' = -grad V(q) - dT/dq - G(q)^T lambda (holonomic),
- *   G(q) = Dg(q) is m x nq; the multiplier enters with a minus sign.
+ *   q' = v,  p' = -grad V(q) - dT/dq - G(q)^T lambda - A(q, v)^T nu,
+ *   G(q) = Dg(q) is m x nq (holonomic), A = D_v Phi(q, v) is k x nv
+ *   (nonholonomic, Chetaev/Lagrange-d'Alembert).  Both multipliers enter
+ *   with a minus sign, so a constraint g(q) = 0 written as G(q) v = 0 has
+ *   the same multiplier either way.  (Martin de Diego and Sato write the
+ *   nonholonomic force as +lambda D_v Phi: their lambda is our -nu.)
+ *   On a Lie group (wb.lie_group/1) the state is (g, mu), mu in g* the
+ *   right-trivialised momentum, xi = the right-trivialised velocity
+ *   (g' = xi g), and mu' = f2 - ad*_xi mu - A^T nu with A = D_xi phi.
  *
  * Optional derivative callbacks may be NULL: the host then supplies a
  * finite-difference fallback, and `workbench check-model NAME` compares
@@ -42,6 +49,8 @@
 #define WB_EXT_LIE_GROUP "wb.lie_group/1"
 #define WB_EXT_LIE_HAMILTONIAN "wb.lie_hamiltonian/1"
 #define WB_EXT_POTENTIAL_INVARIANTS "wb.potential_invariants/1"
+#define WB_EXT_LIE_LAGRANGIAN "wb.lie_lagrangian/1"     /* 1.1 */
+#define WB_EXT_LIE_NONHOLONOMIC "wb.lie_nonholonomic/1" /* 1.1 */
 
 /* A named real parameter with its default and admissible closed range. */
 typedef struct wb_param_spec {
@@ -82,6 +91,9 @@ typedef struct wb_model_class {
      * on an instance, so the host can list capabilities without creating
      * one.  The returned struct is const and lives as long as the plugin. */
     const void *(*get_extension)(const char *id);
+    /* 1.1: sizeof(wb_param_spec) as the plugin was built, the stride of
+     * `params` (required when n_params > 0; absent: the 1.0 size). */
+    uint32_t param_spec_size;
 } wb_model_class;
 
 /* ---- wb.mechanical/1 ------------------------------------------------ */
@@ -126,7 +138,9 @@ typedef struct wb_holonomic_ext {
                            const double *w, double *D);
 } wb_holonomic_ext;
 
-/* ---- wb.nonholonomic/1 ---------------------------------------------- */
+/* ---- wb.nonholonomic/1 ----------------------------------------------
+ * Velocity constraints on a vector space; needs wb.mechanical/1 (v is
+ * M^-1 p).  A Lie-group model gives wb.lie_nonholonomic/1 instead. */
 #define WB_NONHOLONOMIC_LINEAR 1u  /* Phi = A(q) v                         */
 #define WB_NONHOLONOMIC_AFFINE 2u  /* Phi = A(q) v + a(q)                  */
 typedef struct wb_nonholonomic_ext {
@@ -202,7 +216,13 @@ typedef struct wb_potential_invariants_ext {
  * Conventions (right trivialisation, as in Bogfjellmo-Marthinsen):
  *   d/dt exp(s(t)) = (dexp_s s') exp(s),  dexpinv_s = (dexp_s)^-1,
  *   ad_x y = [x, y],  <ad*_x mu, y> = <mu, [x, y]>,
- *   Ad_g x = g x g^-1,  <Ad*_g mu, x> = <mu, Ad_g x>.          */
+ *   Ad_g x = g x g^-1,  <Ad*_g mu, x> = <mu, Ad_g x>.
+ * A group model gives its dynamics by wb.lie_hamiltonian/1 or
+ * wb.lie_lagrangian/1 and velocity constraints by wb.lie_nonholonomic/1;
+ * wb.mechanical/1, wb.holonomic/1 and wb.nonholonomic/1 describe vector
+ * spaces and are refused on a group model, with a message.  Header-only
+ * implementations of SO(3), SE(2), SE(3), R^n and their direct products,
+ * with a macro that writes this extension: workbench/groups/.       */
 typedef struct wb_lie_group_ext {
     uint32_t struct_size;
     void (*identity)(void *self, double *e);
@@ -221,6 +241,23 @@ typedef struct wb_lie_group_ext {
      * derivative, for methods built on cay instead of exp. */
     void (*cay)(void *self, const double *xi, double *g);
     void (*dcayinv)(void *self, const double *xi, const double *v, double *out);
+    /* 1.1, optional with cay: the right-trivialised derivative of cay,
+     * d/dt cay(s(t)) = (dcay_s s') cay(s) (host: the inverse of dcayinv). */
+    void (*dcay)(void *self, const double *xi, const double *v, double *out);
+    /* 1.1, optional with cay: D_xi[dcayinv_xi v] w, the derivative of
+     * dcayinv_xi v along w (bilinear in v and w).  Methods whose residual
+     * needs it refuse a model without it: the host does not difference it
+     * (a finite difference inside a residual breaks the method's
+     * structure). */
+    void (*dcayinv_derivative)(void *self, const double *xi, const double *v,
+                               const double *w, double *out);
+    /* 1.1, optional: (dexp_xi)^* mu, <dexp_star(xi, mu), v> =
+     * <mu, dexp(xi, v)> (host: the transpose of dexp, nv calls). */
+    void (*dexp_star)(void *self, const double *xi, const double *mu, double *out);
+    /* 1.1, optional but expected: how far the nq numbers q are from
+     * representing a group element, 0 on the group (e.g. max |R^T R - I|
+     * for SO(3)).  The driver records it as the column "group_residual". */
+    double (*group_residual)(void *self, const double *q);
 } wb_lie_group_ext;
 
 /* ---- wb.lie_hamiltonian/1 --------------------------------------------
@@ -235,5 +272,63 @@ typedef struct wb_lie_hamiltonian_ext {
     void (*vector_field)(void *self, const double *q, const double *mu,
                          double *f1, double *f2);
 } wb_lie_hamiltonian_ext;
+
+/* ---- wb.lie_lagrangian/1 (1.1) ---------------------------------------
+ * A system on G given by its reduced Lagrangian (right trivialisation):
+ *   l(g, xi) = L(g, xi g),  g' = xi g,  mu = D2 l(g, xi)  (the p the
+ *   driver carries),  mu' = n(g, xi) - ad*_xi mu  (- A^T nu),
+ * with n the right-trivialised configuration derivative
+ *   <n(g, xi), eta> = d/de l(exp(e eta) g, xi) at e = 0.
+ * The energy is E(g, mu) = <mu, xi> - l(g, xi) with mu = D2 l(g, xi), the
+ * Legendre transform H.  A model with wb.lie_hamiltonian/1 too must agree
+ * with it: f1(g, mu) = xi, f2(g, mu) = n(g, xi), H(g, mu) = E (check-model
+ * checks it); a model with only this extension gets f1, f2 and H from the
+ * host, so every method for wb.lie_hamiltonian/1 dynamics applies.
+ * Matrices are nv x nv row-major.  A right-trivialised g-derivative of F
+ * has column j = d/de F(exp(e E_j) g) at e = 0, E_j the j-th basis vector
+ * of g.  Note D_xi n = (D_g mu)^T (mixed partials of l). */
+typedef struct wb_lie_lagrangian_ext {
+    uint32_t struct_size;
+    /* l(g, xi).  Required. */
+    double (*lagrangian)(void *self, const double *g, const double *xi);
+    /* mu = D2 l(g, xi), nv values.  Required. */
+    void (*momentum)(void *self, const double *g, const double *xi, double *mu);
+    /* n(g, xi), nv values.  Required. */
+    void (*force)(void *self, const double *g, const double *xi, double *n);
+    /* xi with D2 l(g, xi) = mu: the inverse Legendre transform.  Optional
+     * (host: Newton on momentum from xi = 0). */
+    void (*velocity)(void *self, const double *g, const double *mu, double *xi);
+    /* D_xi mu = D2 D2 l, the locked inertia, symmetric positive definite
+     * for a regular l.  Optional (central differences of momentum). */
+    void (*momentum_jacobian_xi)(void *self, const double *g, const double *xi, double *J);
+    /* Right-trivialised D_g mu.  Optional (differences along the group). */
+    void (*momentum_jacobian_g)(void *self, const double *g, const double *xi, double *J);
+    /* Right-trivialised D_g n.  Optional (differences along the group). */
+    void (*force_jacobian_g)(void *self, const double *g, const double *xi, double *J);
+} wb_lie_lagrangian_ext;
+
+/* ---- wb.lie_nonholonomic/1 (1.1) --------------------------------------
+ * Velocity constraints phi(g, xi) = 0 (k = n_nonholonomic values) on a
+ * Lie-group model with wb.lie_hamiltonian/1 or wb.lie_lagrangian/1; xi is
+ * the right-trivialised velocity (xi = f1(g, mu)).  The shapes and flags of
+ * wb.nonholonomic/1 with nv for nq and right-trivialised g-derivatives:
+ * the model view binds both extensions to the same nh_* functions. */
+typedef struct wb_lie_nonholonomic_ext {
+    uint32_t struct_size;
+    uint32_t flags;   /* WB_NONHOLONOMIC_LINEAR, WB_NONHOLONOMIC_AFFINE (in xi) */
+    /* phi(g, xi), k values.  Required. */
+    void (*constraints)(void *self, const double *g, const double *xi, double *phi);
+    /* D_xi phi, k x nv.  Optional. */
+    void (*jacobian_xi)(void *self, const double *g, const double *xi, double *A);
+    /* Right-trivialised D_g phi, k x nv.  Optional. */
+    void (*jacobian_g)(void *self, const double *g, const double *xi, double *B);
+    /* sum_a lam_a D_xi D_xi phi_a, nv x nv.  Optional (zero if linear). */
+    void (*hessian_xixi_contract)(void *self, const double *g, const double *xi,
+                                  const double *lam, double *out);
+    /* sum_a lam_a D_g D_xi phi_a: entry (i, j) = sum_a lam_a
+     * d/de [d phi_a / d xi_i](exp(e E_j) g, xi), nv x nv.  Optional. */
+    void (*hessian_gxi_contract)(void *self, const double *g, const double *xi,
+                                 const double *lam, double *out);
+} wb_lie_nonholonomic_ext;
 
 #endif

@@ -7,7 +7,14 @@
  * missing derivative is replaced by the host's finite-difference fallback.
  * So an integrator never tests for NULL: every function of a capability
  * the model has (see `capabilities`) is callable.  Functions of a
- * capability the model lacks are NULL.
+ * capability the model lacks are NULL.  The members appended in ABI 1.1
+ * (after potential_discrete_gradient) exist when WB_HAS_FIELD(model,
+ * wb_model, member) says so, i.e. under a 1.1 host.
+ *
+ * Tangent coordinates: velocities, momenta and q-derivatives in this view
+ * have nv entries.  On a vector space nv == nq and they are the usual
+ * ones; on a Lie group v is the right-trivialised velocity xi and a
+ * q-derivative is right-trivialised: column j = d/de F(exp(e E_j) q).
  *
  * Use the wb_* accessors below rather than the raw members.
  *
@@ -28,6 +35,15 @@
 #define WB_CAP_LIE_GROUP 0x20u
 #define WB_CAP_LIE_HAMILTONIAN 0x40u
 #define WB_CAP_POTENTIAL_INVARIANTS 0x80u
+/* 1.1 */
+#define WB_CAP_LIE_LAGRANGIAN 0x100u  /* wb.lie_lagrangian/1: lie_lagrangian ... */
+#define WB_CAP_LIE_DYNAMICS 0x200u    /* lie_vector_field, energy, velocity on a
+                                         group (from either Lie extension)      */
+#define WB_CAP_LIE_LOG 0x400u         /* lie_log                                */
+#define WB_CAP_LIE_CAYLEY 0x800u      /* lie_cay, lie_dcay, lie_dcayinv, stars  */
+#define WB_CAP_LIE_CAYLEY_DERIVATIVE 0x1000u /* lie_dcayinv_derivative(_star) */
+#define WB_CAP_GROUP_RESIDUAL 0x2000u /* lie_group_residual                     */
+#define WB_CAP_VELOCITY 0x4000u       /* velocity (mechanical or Lie dynamics)  */
 
 /* A callback bound to its context. */
 #define WB_BOUND(ret, name, ...)               \
@@ -78,7 +94,9 @@ typedef struct wb_model {
     WB_BOUND(int, index1_multiplier, const double *q, const double *p,
              double *lambda);
 
-    /* nonholonomic (v is a velocity, k = n_nonholonomic) */
+    /* nonholonomic (v is a velocity, k = n_nonholonomic): wb.nonholonomic/1
+     * on a vector space, wb.lie_nonholonomic/1 on a group (then v = xi and
+     * the q-derivatives are right-trivialised, k x nv) */
     WB_BOUND(void, nh_constraints, const double *q, const double *v, double *phi);
     WB_BOUND(void, nh_jacobian_v, const double *q, const double *v, double *A);
     WB_BOUND(void, nh_jacobian_q, const double *q, const double *v, double *B);
@@ -95,7 +113,8 @@ typedef struct wb_model {
     WB_BOUND(void, initial, double *q, double *p);
 
     /* Lie group: the model's own extension structs and instance pointer,
-     * passed through unchanged (NULL when absent). */
+     * passed through unchanged (NULL when absent).  Their optional members
+     * may be NULL: prefer the bound lie_* functions of ABI 1.1 below. */
     const wb_lie_group_ext *lie_group;
     const wb_lie_hamiltonian_ext *lie_hamiltonian;
     void *lie_self;
@@ -109,6 +128,77 @@ typedef struct wb_model {
     int n_potential_invariants;
     WB_BOUND(void, potential_discrete_gradient, const double *q0, const double *q1,
              double *dg);
+
+    /* ---- 1.1 ------------------------------------------------------------ */
+
+    /* Any extension of the model by id (NULL when absent), so that an
+     * extension id the host does not know yet is usable by a plugin that
+     * does: call its functions with model_self.  Always bound. */
+    WB_BOUND(const void *, extension, const char *id);
+    void *model_self;
+
+    /* The velocity of the state (q, p), nv values: M(q)^-1 p on a vector
+     * space, xi = f1(q, mu) on a group.  WB_CAP_VELOCITY. */
+    WB_BOUND(void, velocity, const double *q, const double *p, double *v);
+    /* Host-derived: the consistent nonholonomic multiplier nu (k values,
+     * sign as in model.h: p' = ... - A^T nu), from d/dt Phi = 0 along the
+     * flow: (A W A^T) nu = D_q Phi v + A (W f + w), with W = M^-1 (vector
+     * space) or D_mu f1 (group), f the unconstrained force, w the drift of
+     * the velocity at fixed momentum.  With holonomic constraints too, both
+     * multipliers come from one joint system (index1_multiplier then
+     * answers the holonomic part of it).  Returns WB_OK or
+     * WB_ERR_SINGULAR.  Bound with nonholonomic constraints. */
+    WB_BOUND(int, nh_multiplier, const double *q, const double *p, double *nu);
+
+    /* Lie group (WB_CAP_LIE_GROUP), the model's own functions or the
+     * host's: identity, compose, inverse, exp, dexp, dexpinv, ad, ad_star,
+     * Ad, Ad_star always; dexp_star and dexpinv_star (host: transposes);
+     * log with WB_CAP_LIE_LOG; cay, dcay (host: inverse of dcayinv),
+     * dcayinv, dcay_star, dcayinv_star with WB_CAP_LIE_CAYLEY;
+     * dcayinv_derivative and its transpose in w,
+     *   <dcayinv_derivative_star(xi, v, mu), w> = <mu, D_xi[dcayinv_xi v] w>,
+     * with WB_CAP_LIE_CAYLEY_DERIVATIVE; group_residual with
+     * WB_CAP_GROUP_RESIDUAL. */
+    WB_BOUND(void, lie_identity, double *e);
+    WB_BOUND(void, lie_compose, const double *a, const double *b, double *ab);
+    WB_BOUND(void, lie_inverse, const double *a, double *ainv);
+    WB_BOUND(void, lie_exp, const double *xi, double *g);
+    WB_BOUND(void, lie_log, const double *g, double *xi);
+    WB_BOUND(void, lie_dexp, const double *xi, const double *v, double *out);
+    WB_BOUND(void, lie_dexpinv, const double *xi, const double *v, double *out);
+    WB_BOUND(void, lie_dexp_star, const double *xi, const double *mu, double *out);
+    WB_BOUND(void, lie_dexpinv_star, const double *xi, const double *mu, double *out);
+    WB_BOUND(void, lie_ad, const double *x, const double *y, double *out);
+    WB_BOUND(void, lie_ad_star, const double *x, const double *mu, double *out);
+    WB_BOUND(void, lie_Ad, const double *g, const double *x, double *out);
+    WB_BOUND(void, lie_Ad_star, const double *g, const double *mu, double *out);
+    WB_BOUND(void, lie_cay, const double *xi, double *g);
+    WB_BOUND(void, lie_dcay, const double *xi, const double *v, double *out);
+    WB_BOUND(void, lie_dcayinv, const double *xi, const double *v, double *out);
+    WB_BOUND(void, lie_dcay_star, const double *xi, const double *mu, double *out);
+    WB_BOUND(void, lie_dcayinv_star, const double *xi, const double *mu, double *out);
+    WB_BOUND(void, lie_dcayinv_derivative, const double *xi, const double *v,
+             const double *w, double *out);
+    WB_BOUND(void, lie_dcayinv_derivative_star, const double *xi, const double *v,
+             const double *mu, double *out);
+    WB_BOUND(double, lie_group_residual, const double *q);
+
+    /* Dynamics on T*G (WB_CAP_LIE_DYNAMICS): (f1, f2) of
+     * wb.lie_hamiltonian/1, or from wb.lie_lagrangian/1 f1 = xi(g, mu)
+     * (the inverse Legendre transform) and f2 = n(g, f1). */
+    WB_BOUND(void, lie_vector_field, const double *q, const double *mu, double *f1,
+             double *f2);
+
+    /* wb.lie_lagrangian/1 (WB_CAP_LIE_LAGRANGIAN), with host fallbacks for
+     * the optional derivatives (differences along the group) and for the
+     * inverse Legendre transform (Newton on lie_momentum). */
+    WB_BOUND(double, lie_lagrangian, const double *g, const double *xi);
+    WB_BOUND(void, lie_momentum, const double *g, const double *xi, double *mu);
+    WB_BOUND(void, lie_force, const double *g, const double *xi, double *n);
+    WB_BOUND(void, lie_velocity, const double *g, const double *mu, double *xi);
+    WB_BOUND(void, lie_momentum_jacobian_xi, const double *g, const double *xi, double *J);
+    WB_BOUND(void, lie_momentum_jacobian_g, const double *g, const double *xi, double *J);
+    WB_BOUND(void, lie_force_jacobian_g, const double *g, const double *xi, double *J);
 } wb_model;
 
 #undef WB_BOUND
@@ -177,5 +267,106 @@ static inline void wb_potential_discrete_gradient(const wb_model *m,
                                                   const double *q0,
                                                   const double *q1, double *dg)
 { WB_CALL(m, potential_discrete_gradient, q0, q1, dg); }
+
+/* 1.1 */
+static inline const void *wb_extension(const wb_model *m, const char *id)
+{ return WB_CALL(m, extension, id); }
+static inline void wb_velocity(const wb_model *m, const double *q, const double *p,
+                               double *v)
+{ WB_CALL(m, velocity, q, p, v); }
+static inline int wb_nh_multiplier(const wb_model *m, const double *q, const double *p,
+                                   double *nu)
+{ return WB_CALL(m, nh_multiplier, q, p, nu); }
+static inline void wb_nh_hessian_vv_contract(const wb_model *m, const double *q,
+                                             const double *v, const double *lam,
+                                             double *out)
+{ WB_CALL(m, nh_hessian_vv_contract, q, v, lam, out); }
+static inline void wb_nh_hessian_qv_contract(const wb_model *m, const double *q,
+                                             const double *v, const double *lam,
+                                             double *out)
+{ WB_CALL(m, nh_hessian_qv_contract, q, v, lam, out); }
+static inline void wb_lie_identity(const wb_model *m, double *e)
+{ WB_CALL(m, lie_identity, e); }
+static inline void wb_lie_compose(const wb_model *m, const double *a, const double *b,
+                                  double *ab)
+{ WB_CALL(m, lie_compose, a, b, ab); }
+static inline void wb_lie_inverse(const wb_model *m, const double *a, double *ainv)
+{ WB_CALL(m, lie_inverse, a, ainv); }
+static inline void wb_lie_exp(const wb_model *m, const double *xi, double *g)
+{ WB_CALL(m, lie_exp, xi, g); }
+static inline void wb_lie_log(const wb_model *m, const double *g, double *xi)
+{ WB_CALL(m, lie_log, g, xi); }
+static inline void wb_lie_dexp(const wb_model *m, const double *xi, const double *v,
+                               double *out)
+{ WB_CALL(m, lie_dexp, xi, v, out); }
+static inline void wb_lie_dexpinv(const wb_model *m, const double *xi, const double *v,
+                                  double *out)
+{ WB_CALL(m, lie_dexpinv, xi, v, out); }
+static inline void wb_lie_dexp_star(const wb_model *m, const double *xi,
+                                    const double *mu, double *out)
+{ WB_CALL(m, lie_dexp_star, xi, mu, out); }
+static inline void wb_lie_dexpinv_star(const wb_model *m, const double *xi,
+                                       const double *mu, double *out)
+{ WB_CALL(m, lie_dexpinv_star, xi, mu, out); }
+static inline void wb_lie_ad(const wb_model *m, const double *x, const double *y,
+                             double *out)
+{ WB_CALL(m, lie_ad, x, y, out); }
+static inline void wb_lie_ad_star(const wb_model *m, const double *x, const double *mu,
+                                  double *out)
+{ WB_CALL(m, lie_ad_star, x, mu, out); }
+static inline void wb_lie_Ad(const wb_model *m, const double *g, const double *x,
+                             double *out)
+{ WB_CALL(m, lie_Ad, g, x, out); }
+static inline void wb_lie_Ad_star(const wb_model *m, const double *g, const double *mu,
+                                  double *out)
+{ WB_CALL(m, lie_Ad_star, g, mu, out); }
+static inline void wb_lie_cay(const wb_model *m, const double *xi, double *g)
+{ WB_CALL(m, lie_cay, xi, g); }
+static inline void wb_lie_dcay(const wb_model *m, const double *xi, const double *v,
+                               double *out)
+{ WB_CALL(m, lie_dcay, xi, v, out); }
+static inline void wb_lie_dcayinv(const wb_model *m, const double *xi, const double *v,
+                                  double *out)
+{ WB_CALL(m, lie_dcayinv, xi, v, out); }
+static inline void wb_lie_dcay_star(const wb_model *m, const double *xi,
+                                    const double *mu, double *out)
+{ WB_CALL(m, lie_dcay_star, xi, mu, out); }
+static inline void wb_lie_dcayinv_star(const wb_model *m, const double *xi,
+                                       const double *mu, double *out)
+{ WB_CALL(m, lie_dcayinv_star, xi, mu, out); }
+static inline void wb_lie_dcayinv_derivative(const wb_model *m, const double *xi,
+                                             const double *v, const double *w,
+                                             double *out)
+{ WB_CALL(m, lie_dcayinv_derivative, xi, v, w, out); }
+static inline void wb_lie_dcayinv_derivative_star(const wb_model *m, const double *xi,
+                                                  const double *v, const double *mu,
+                                                  double *out)
+{ WB_CALL(m, lie_dcayinv_derivative_star, xi, v, mu, out); }
+static inline double wb_lie_group_residual(const wb_model *m, const double *q)
+{ return WB_CALL(m, lie_group_residual, q); }
+static inline void wb_lie_vector_field(const wb_model *m, const double *q,
+                                       const double *mu, double *f1, double *f2)
+{ WB_CALL(m, lie_vector_field, q, mu, f1, f2); }
+static inline double wb_lie_lagrangian(const wb_model *m, const double *g,
+                                       const double *xi)
+{ return WB_CALL(m, lie_lagrangian, g, xi); }
+static inline void wb_lie_momentum(const wb_model *m, const double *g, const double *xi,
+                                   double *mu)
+{ WB_CALL(m, lie_momentum, g, xi, mu); }
+static inline void wb_lie_force(const wb_model *m, const double *g, const double *xi,
+                                double *n)
+{ WB_CALL(m, lie_force, g, xi, n); }
+static inline void wb_lie_velocity(const wb_model *m, const double *g, const double *mu,
+                                   double *xi)
+{ WB_CALL(m, lie_velocity, g, mu, xi); }
+static inline void wb_lie_momentum_jacobian_xi(const wb_model *m, const double *g,
+                                               const double *xi, double *J)
+{ WB_CALL(m, lie_momentum_jacobian_xi, g, xi, J); }
+static inline void wb_lie_momentum_jacobian_g(const wb_model *m, const double *g,
+                                              const double *xi, double *J)
+{ WB_CALL(m, lie_momentum_jacobian_g, g, xi, J); }
+static inline void wb_lie_force_jacobian_g(const wb_model *m, const double *g,
+                                           const double *xi, double *J)
+{ WB_CALL(m, lie_force_jacobian_g, g, xi, J); }
 
 #endif
