@@ -101,8 +101,8 @@ static const char *const euler_requires[] = {WB_EXT_MECHANICAL, NULL};
  * mechanism; it belongs to the step's interval [t_n, t_n+1], not to a
  * node, hence WB_AUX_ON_INTERVAL (the host leaves the initial row NaN). */
 static const wb_aux_spec euler_aux[] = {
-    {"drift_v", WB_AUX_VELOCITY, 0, WB_AUX_ON_INTERVAL,
-     "velocity M^-1 p used by the step's drift"},
+    {.name = "drift_v", .size_kind = WB_AUX_VELOCITY, .time = WB_AUX_ON_INTERVAL,
+     .doc = "velocity M^-1 p used by the step's drift"},
 };
 
 /* ---- the instance ---------------------------------------------------------------- */
@@ -321,6 +321,7 @@ static int euler_describe(const wb_option_value *opts, wb_method_props *out)
 
 static const wb_method euler_method = {
     .struct_size = sizeof(wb_method),
+    WB_METHOD_ELEMENT_SIZES,
     .name = "symplectic_euler",
     .doc = "symplectic Euler (kick-drift or drift-kick), explicit, order 1, constant M",
     .options = euler_options,

@@ -339,6 +339,7 @@ static const void *template_get_extension(const char *id)
 
 static const wb_model_class template_class = {
     .struct_size = sizeof(wb_model_class),
+    .param_spec_size = sizeof(wb_param_spec),
     .name = "template_model",   /* must equal the entry's name              */
     .doc = "anisotropic Henon-Heiles particle: H = |p|^2/2m + m/2 (wx^2 x^2 + wy^2 y^2) "
            "+ lambda (x^2 y - y^3/3)",

@@ -97,6 +97,7 @@ static const char *const mechanical_only[] = {WB_EXT_MECHANICAL, NULL};
 
 const wb_method classic_verlet = {
     .struct_size = sizeof(wb_method),
+    WB_METHOD_ELEMENT_SIZES,
     .name = "verlet",
     .doc = "Stormer-Verlet (kick-drift-kick) for unconstrained systems",
     .requires = mechanical_only,
@@ -221,6 +222,7 @@ static int rk4_describe(const wb_option_value *opts, wb_method_props *out)
 
 const wb_method classic_rk4 = {
     .struct_size = sizeof(wb_method),
+    WB_METHOD_ELEMENT_SIZES,
     .name = "rk4",
     .doc = "classical explicit RK4 on Hamilton's equations (index-1 form if constrained)",
     .requires = mechanical_only,

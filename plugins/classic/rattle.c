@@ -279,6 +279,7 @@ static int describe_shake(const wb_option_value *opts, wb_method_props *out)
 
 const wb_method classic_shake = {
     .struct_size = sizeof(wb_method),
+    WB_METHOD_ELEMENT_SIZES,
     .name = "shake",
     .doc = "SHAKE as a one-step method: positions on the constraint, mu = lambda",
     .options = options,
@@ -299,6 +300,7 @@ const wb_method classic_shake = {
 
 const wb_method classic_rattle = {
     .struct_size = sizeof(wb_method),
+    WB_METHOD_ELEMENT_SIZES,
     .name = "rattle",
     .doc = "RATTLE: symplectic, symmetric, order 2, g = 0 and G M^-1 p = 0 at the nodes",
     .options = options,

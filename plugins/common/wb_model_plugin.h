@@ -48,6 +48,7 @@ static inline const void *wb_find_extension(const wb_extension_entry *table, siz
         .create = CREATE,                                                                     \
         .destroy = DESTROY,                                                                   \
         .get_extension = model_extension,                                                     \
+        .param_spec_size = sizeof(wb_param_spec),                                             \
     };                                                                                        \
     WB_PLUGIN_ENTRY = {                                                                       \
         .abi_major = WB_ABI_MAJOR,                                                            \

@@ -11,7 +11,7 @@ static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL
 /* The part of a method's description every GGL method shares: one
  * instance type and step (common.c), holonomic models only. */
 #define GGL_METHOD_COMMON                                                                   \
-    .struct_size = sizeof(wb_method), .requires = requires,                                 \
+    .struct_size = sizeof(wb_method), WB_METHOD_ELEMENT_SIZES, .requires = requires,        \
     .handles = WB_HANDLES_HOLONOMIC, .destroy = ggl_destroy, .reset = ggl_reset,            \
     .step = ggl_step, .aux_values = ggl_aux_values
 

@@ -158,6 +158,7 @@ static int describe(const wb_option_value *opts, wb_method_props *out)
 
 static const wb_method hbvm_method = {
     .struct_size = sizeof(wb_method),
+    WB_METHOD_ELEMENT_SIZES,
     .name = "hbvm",
     .doc = "HBVM(k,s) line-integral method: conserves H and holonomic g (exact for "
            "polynomials of degree <= 2k/s), piecewise-constant multiplier",

@@ -73,6 +73,7 @@ enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER
     static const char *const requires[] = {WB_EXT_MECHANICAL, NULL};                            \
     static const wb_method stage_method = {                                                     \
         .struct_size = sizeof(wb_method),                                                       \
+        WB_METHOD_ELEMENT_SIZES,                                                                \
         .name = family_name,                                                                    \
         .doc = method_doc,                                                                      \
         .options = options,                                                                     \

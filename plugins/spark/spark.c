@@ -353,6 +353,7 @@ static int describe(const wb_option_value *opts, wb_method_props *out)
 
 static const wb_method spark_method = {
     .struct_size = sizeof(wb_method),
+    WB_METHOD_ELEMENT_SIZES,
     .name = "spark",
     .doc = "constrained Lobatto IIIA-IIIB (Jay; HLW VII.1): symplectic, order 2s-2",
     .options = options,

@@ -77,6 +77,7 @@ static const void *get_extension(const char *id)
 
 static const wb_model_class model_class = {
     .struct_size = sizeof(wb_model_class),
+    .param_spec_size = sizeof(wb_param_spec),
     .name = "bad_gradient_model",
     .doc = "test: 2-D oscillator whose potential_gradient is 1% too large",
     .create = create,

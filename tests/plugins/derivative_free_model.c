@@ -102,6 +102,7 @@ static const void *get_extension(const char *id)
 
 static const wb_model_class model_class = {
     .struct_size = sizeof(wb_model_class),
+    .param_spec_size = sizeof(wb_param_spec),
     .name = "derivative_free_model",
     .doc = "test model: mass, potential and constraints only (host FD fallbacks)",
     .params = NULL,

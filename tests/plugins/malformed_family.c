@@ -85,6 +85,7 @@ static const char *const requires_mechanical[] = {WB_EXT_MECHANICAL, NULL};
 
 static const wb_method method_euler = {
     .struct_size = sizeof(wb_method),
+    WB_METHOD_ELEMENT_SIZES,
     .name = "euler",
     .doc = "symplectic Euler (test plugin)",
     .options = options,

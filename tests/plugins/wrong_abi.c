@@ -42,6 +42,7 @@ static const void *get_extension(const char *id)
 
 static const wb_model_class model_class = {
     .struct_size = sizeof(wb_model_class),
+    .param_spec_size = sizeof(wb_param_spec),
     .name = "wrong_abi",
     .doc = "test: built against a future major ABI",
     .create = create,

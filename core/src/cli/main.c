@@ -1,6 +1,7 @@
 /* The `workbench` command: run scripts, list and inspect plugins, check
  * models. */
 #include "cli/check_model.h"
+#include "host/descriptor.h"
 #include "host/host.h"
 #include "lua/lua_api.h"
 #include "run/output.h"
@@ -191,6 +192,24 @@ static void print_flags(uint32_t flags)
         printf("none claimed");
 }
 
+static const char *aux_time_name(int time)
+{
+    switch (time) {
+    case WB_AUX_AT_NODE: return "at nodes";
+    case WB_AUX_ON_INTERVAL: return "per interval";
+    case WB_AUX_AT_OFFSET: return "at a fraction of the step";
+    }
+    return "?";
+}
+
+static void print_aux(const wb_method *m, uint32_t i)
+{
+    const wb_aux_spec *a = descriptor_aux(m, i);
+    int unrecorded = (descriptor_aux_flags(m, i) & WB_AUX_UNRECORDED) != 0;
+    printf("      carries %-8s (%s%s) %s\n", a->name, aux_time_name(a->time),
+           unrecorded ? ", state only" : "", a->doc ? a->doc : "");
+}
+
 static void print_method(const wb_family *f, const wb_method *m)
 {
     printf("    %s.%s  order %s  -- %s\n", f->name, m->name, m->order_doc ? m->order_doc : "?",
@@ -203,44 +222,37 @@ static void print_method(const wb_family *f, const wb_method *m)
     if (m->handles & WB_HANDLES_NONHOLONOMIC) printf(" nonholonomic");
     if (m->handles & WB_HANDLES_LIE_GROUP) printf(" lie-group");
     printf("\n      requires:");
-    for (const char *const *r = m->requires; r && *r; r++)
-        printf(" %s", *r);
+    for (const char *const *r = m->requires; r && *r; r++) {
+        char text[512];
+        descriptor_requirement_text(*r, text, sizeof text);
+        printf(r == m->requires ? " %s" : ", %s", text);
+    }
     if (!m->requires || !*m->requires)
         printf(" -");
     printf("\n");
     for (uint32_t i = 0; i < m->n_aux; i++)
-        printf("      carries %-8s (%s) %s\n", m->aux[i].name,
-               m->aux[i].time == WB_AUX_AT_NODE ? "at nodes" : "per interval",
-               m->aux[i].doc ? m->aux[i].doc : "");
+        print_aux(m, i);
     for (uint32_t i = 0; i < m->n_options; i++)
-        print_option(&m->options[i]);
+        print_option(descriptor_option(m, i));
 }
 
 static void print_extensions(const wb_model_class *c)
 {
-    unsigned bits = plugins_model_extensions(c);
-    static const struct {
-        unsigned bit;
-        const char *id;
-    } ids[] = {{WB_CAP_MECHANICAL, WB_EXT_MECHANICAL}, {WB_CAP_HOLONOMIC, WB_EXT_HOLONOMIC},
-               {WB_CAP_NONHOLONOMIC, WB_EXT_NONHOLONOMIC}, {WB_CAP_INVARIANTS, WB_EXT_INVARIANTS},
-               {WB_CAP_INITIAL_STATE, WB_EXT_INITIAL_STATE}, {WB_CAP_LIE_GROUP, WB_EXT_LIE_GROUP},
-               {WB_CAP_LIE_HAMILTONIAN, WB_EXT_LIE_HAMILTONIAN},
-               {WB_CAP_POTENTIAL_INVARIANTS, WB_EXT_POTENTIAL_INVARIANTS}};
     printf("    extensions:");
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
-        if (bits & ids[i].bit)
-            printf(" %s", ids[i].id);
+    for (const char *const *id = plugins_known_extensions(); *id; id++)
+        if (c->get_extension(*id))
+            printf(" %s", *id);
     printf("\n");
 }
 
 static void print_model(const wb_model_class *c)
 {
     print_extensions(c);
-    for (uint32_t i = 0; i < c->n_params; i++)
-        printf("      %-10s default %-10g range [%g, %g]  %s\n", c->params[i].name,
-               c->params[i].default_value, c->params[i].min, c->params[i].max,
-               c->params[i].doc ? c->params[i].doc : "");
+    for (uint32_t i = 0; i < c->n_params; i++) {
+        const wb_param_spec *p = descriptor_param(c, i);
+        printf("      %-10s default %-10g range [%g, %g]  %s\n", p->name, p->default_value,
+               p->min, p->max, p->doc ? p->doc : "");
+    }
 }
 
 static void print_plugin_header(const plugin *p)
@@ -337,7 +349,7 @@ static int command_check_model(int argc, char **argv)
     double *params = calloc(c->n_params + 1, sizeof(double));
     double tol = 1e-6;
     for (uint32_t i = 0; i < c->n_params; i++)
-        params[i] = c->params[i].default_value;
+        params[i] = descriptor_param(c, i)->default_value;
     for (int a = 1; a < argc; a++) {
         if (strcmp(argv[a], "--tol") == 0 && a + 1 < argc) {
             tol = atof(argv[++a]);
@@ -347,8 +359,8 @@ static int command_check_model(int argc, char **argv)
         uint32_t i = 0;
         size_t len = eq ? (size_t)(eq - argv[a]) : 0;
         if (eq)
-            while (i < c->n_params && !(strncmp(c->params[i].name, argv[a], len) == 0 &&
-                                        c->params[i].name[len] == '\0'))
+            while (i < c->n_params && !(strncmp(descriptor_param(c, i)->name, argv[a], len) == 0 &&
+                                        descriptor_param(c, i)->name[len] == '\0'))
                 i++;
         if (!eq || i == c->n_params) {
             fprintf(stderr, "workbench: check-model: '%s' is not PARAM=VALUE for a parameter "

@@ -5,6 +5,7 @@
  * function pointers, every option spec.  Only get_extension (a lookup,
  * no numerics) is called while listing. */
 #include "host/plugins.h"
+#include "host/descriptor.h"
 #include "host/host.h"
 
 #include <dirent.h>
@@ -158,6 +159,98 @@ static int validate_option(const char *where, const wb_option_spec *o)
     return -1;
 }
 
+/* A 1.1 method's element sizes: each at least its 1.0 size when its array
+ * is not empty (0 is what a method that forgot to set it has). */
+static int validate_element_sizes(const char *where, const wb_method *m)
+{
+    if (!WB_HAS_FIELD(m, wb_method, aux_spec_size))
+        return 0;
+    const struct {
+        const char *field, *type;
+        uint32_t value, minimum;
+        int needed;
+    } sizes[] = {
+        {"option_spec_size", "wb_option_spec", m->option_spec_size,
+         descriptor_option_spec_size_1_0, m->n_options > 0},
+        {"option_value_size", "wb_option_value", m->option_value_size,
+         descriptor_option_value_size_1_0, m->n_options > 0},
+        {"aux_spec_size", "wb_aux_spec", m->aux_spec_size, descriptor_aux_spec_size_1_0,
+         m->n_aux > 0},
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (sizes[i].needed && sizes[i].value < sizes[i].minimum) {
+            host_error("%s: %s is %u, smaller than the ABI 1.0 %s (%u bytes): set it to "
+                       "sizeof(%s) (WB_METHOD_ELEMENT_SIZES does)", where, sizes[i].field,
+                       sizes[i].value, sizes[i].type, sizes[i].minimum, sizes[i].type);
+            return -1;
+        }
+    return 0;
+}
+
+static int validate_aux(const char *where, const wb_method *m)
+{
+    if (m->n_aux > 0 && (!m->aux || !m->aux_values)) {
+        host_error("%s: declares %u aux unknowns but no aux specs or aux_values()",
+                   where, m->n_aux);
+        return -1;
+    }
+    for (uint32_t i = 0; i < m->n_aux; i++) {
+        const wb_aux_spec *a = descriptor_aux(m, i);
+        if (!valid_identifier(a->name) || a->size_kind < WB_AUX_HOLONOMIC ||
+            a->size_kind > WB_AUX_CONFIGURATION || (a->size_kind == WB_AUX_FIXED && a->size < 1) ||
+            a->time < WB_AUX_AT_NODE || a->time > WB_AUX_AT_OFFSET) {
+            host_error("%s: aux unknown %u ('%s') is malformed", where, i + 1,
+                       a->name ? a->name : "(null)");
+            return -1;
+        }
+        if (a->time == WB_AUX_AT_OFFSET && !descriptor_aux_time_offset(m)) {
+            host_error("%s: aux unknown '%s' belongs to a fraction of the step "
+                       "(WB_AUX_AT_OFFSET) but the method has no aux_time_offset()", where,
+                       a->name);
+            return -1;
+        }
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(a->name, descriptor_aux(m, j)->name) == 0) {
+                host_error("%s: aux unknown '%s' declared twice", where, a->name);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+static int validate_options(const char *where, const wb_method *m)
+{
+    if (m->n_options > 0 && !m->options) {
+        host_error("%s: declares %u options but no option specs", where, m->n_options);
+        return -1;
+    }
+    for (uint32_t i = 0; i < m->n_options; i++) {
+        const wb_option_spec *o = descriptor_option(m, i);
+        if (validate_option(where, o) != 0)
+            return -1;
+        for (uint32_t j = 0; j < i; j++)
+            if (strcmp(o->name, descriptor_option(m, j)->name) == 0) {
+                host_error("%s: option '%s' declared twice", where, o->name);
+                return -1;
+            }
+    }
+    return 0;
+}
+
+/* Each entry an id, or ids separated by '|' (any one of them will do). */
+static int validate_requires(const char *where, const wb_method *m)
+{
+    for (const char *const *r = m->requires; r && *r; r++) {
+        size_t n = strlen(*r);
+        if (n == 0 || n > 512 || (*r)[0] == '|' || (*r)[n - 1] == '|' || strstr(*r, "||")) {
+            host_error("%s: required extension '%.64s' is not an id or ids separated by '|'",
+                       where, *r);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int validate_method(const char *file, const wb_family *family,
                            const wb_method *m, int index)
 {
@@ -181,43 +274,14 @@ static int validate_method(const char *file, const wb_family *family,
     }
     snprintf(where, sizeof where, "plugin file '%s': method '%s.%s'", file,
              family->name, m->name);
-    if (!m->create || !m->destroy || !m->reset || !m->step) {
-        host_error("%s: create, destroy, reset and step must all be set", where);
+    if (!m->create || !m->destroy || !m->step || !(m->reset || descriptor_start(m))) {
+        host_error("%s: create, destroy, step and reset (or, from ABI 1.1, start) must all "
+                   "be set", where);
         return -1;
     }
-    if (m->n_aux > 0 && (!m->aux || !m->aux_values)) {
-        host_error("%s: declares %u aux unknowns but no aux specs or aux_values()",
-                   where, m->n_aux);
+    if (validate_element_sizes(where, m) != 0 || validate_aux(where, m) != 0 ||
+        validate_options(where, m) != 0 || validate_requires(where, m) != 0)
         return -1;
-    }
-    for (uint32_t i = 0; i < m->n_aux; i++) {
-        const wb_aux_spec *a = &m->aux[i];
-        if (!valid_identifier(a->name) || a->size_kind < WB_AUX_HOLONOMIC ||
-            a->size_kind > WB_AUX_FIXED || (a->size_kind == WB_AUX_FIXED && a->size < 1) ||
-            (a->time != WB_AUX_AT_NODE && a->time != WB_AUX_ON_INTERVAL)) {
-            host_error("%s: aux unknown %u ('%s') is malformed", where, i + 1,
-                       a->name ? a->name : "(null)");
-            return -1;
-        }
-    }
-    if (m->n_options > 0 && !m->options) {
-        host_error("%s: declares %u options but no option specs", where, m->n_options);
-        return -1;
-    }
-    for (uint32_t i = 0; i < m->n_options; i++) {
-        if (validate_option(where, &m->options[i]) != 0)
-            return -1;
-        for (uint32_t j = 0; j < i; j++)
-            if (strcmp(m->options[i].name, m->options[j].name) == 0) {
-                host_error("%s: option '%s' declared twice", where, m->options[i].name);
-                return -1;
-            }
-    }
-    for (const char *const *r = m->requires; r && *r; r++)
-        if (strlen(*r) > 128) {
-            host_error("%s: a required extension id is implausibly long", where);
-            return -1;
-        }
     return 0;
 }
 
@@ -274,8 +338,14 @@ static int validate_model(const char *file, const wb_plugin_entry *e)
                    c->name, c->n_params);
         return -1;
     }
+    if (c->n_params > 0 && descriptor_param_spec_size(c) < descriptor_param_spec_size_1_0) {
+        host_error("plugin file '%s': model '%s': param_spec_size is %u, smaller than the ABI "
+                   "1.0 wb_param_spec (%u bytes): set it to sizeof(wb_param_spec)", file,
+                   c->name, descriptor_param_spec_size(c), descriptor_param_spec_size_1_0);
+        return -1;
+    }
     for (uint32_t i = 0; i < c->n_params; i++) {
-        const wb_param_spec *p = &c->params[i];
+        const wb_param_spec *p = descriptor_param(c, i);
         if (!valid_identifier(p->name) ||
             !(p->min <= p->default_value && p->default_value <= p->max)) {
             host_error("plugin file '%s': model '%s' parameter %u ('%s') needs an identifier "
@@ -284,7 +354,7 @@ static int validate_model(const char *file, const wb_plugin_entry *e)
             return -1;
         }
         for (uint32_t j = 0; j < i; j++)
-            if (strcmp(p->name, c->params[j].name) == 0) {
+            if (strcmp(p->name, descriptor_param(c, j)->name) == 0) {
                 host_error("plugin file '%s': model '%s' declares parameter '%s' twice",
                            file, c->name, p->name);
                 return -1;
@@ -585,26 +655,15 @@ const wb_method *plugins_find_method(const char *spec, const plugin **family)
     return NULL;
 }
 
-unsigned plugins_model_extensions(const wb_model_class *cls)
+const char *const *plugins_known_extensions(void)
 {
-    static const struct {
-        const char *id;
-        unsigned bit;
-    } table[] = {
-        {WB_EXT_MECHANICAL, WB_CAP_MECHANICAL},
-        {WB_EXT_HOLONOMIC, WB_CAP_HOLONOMIC},
-        {WB_EXT_NONHOLONOMIC, WB_CAP_NONHOLONOMIC},
-        {WB_EXT_INVARIANTS, WB_CAP_INVARIANTS},
-        {WB_EXT_INITIAL_STATE, WB_CAP_INITIAL_STATE},
-        {WB_EXT_LIE_GROUP, WB_CAP_LIE_GROUP},
-        {WB_EXT_LIE_HAMILTONIAN, WB_CAP_LIE_HAMILTONIAN},
-        {WB_EXT_POTENTIAL_INVARIANTS, WB_CAP_POTENTIAL_INVARIANTS},
+    static const char *const ids[] = {
+        WB_EXT_MECHANICAL,      WB_EXT_HOLONOMIC,       WB_EXT_NONHOLONOMIC,
+        WB_EXT_INVARIANTS,      WB_EXT_INITIAL_STATE,   WB_EXT_LIE_GROUP,
+        WB_EXT_LIE_HAMILTONIAN, WB_EXT_LIE_LAGRANGIAN,  WB_EXT_LIE_NONHOLONOMIC,
+        WB_EXT_POTENTIAL_INVARIANTS, NULL,
     };
-    unsigned bits = 0;
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (cls->get_extension(table[i].id))
-            bits |= table[i].bit;
-    return bits;
+    return ids;
 }
 
 void plugins_unload_all(void)

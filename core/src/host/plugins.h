@@ -50,7 +50,7 @@ const wb_method *plugins_find_method(const char *spec, const plugin **family);
 
 void plugins_unload_all(void);
 
-/* The model capabilities a class declares (WB_CAP_* bits, static). */
-unsigned plugins_model_extensions(const wb_model_class *cls);
+/* Every model extension id this host knows, NULL-terminated. */
+const char *const *plugins_known_extensions(void);
 
 #endif

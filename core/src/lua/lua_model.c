@@ -1,5 +1,6 @@
 /* wb.model(name, params) and the model object's methods. */
 #include "lua/lua_api.h"
+#include "host/descriptor.h"
 #include "host/host.h"
 
 #include <stdlib.h>
@@ -27,7 +28,7 @@ static double *scratch(lua_State *L, size_t count)
 static void read_params(lua_State *L, int idx, const wb_model_class *cls, double *values)
 {
     for (uint32_t i = 0; i < cls->n_params; i++)
-        values[i] = cls->params[i].default_value;
+        values[i] = descriptor_param(cls, i)->default_value;
     if (lua_isnoneornil(L, idx))
         return;
     luaL_checktype(L, idx, LUA_TTABLE);
@@ -37,7 +38,7 @@ static void read_params(lua_State *L, int idx, const wb_model_class *cls, double
             luaL_error(L, "model '%s': parameter names must be strings", cls->name);
         const char *key = lua_tostring(L, -2);
         uint32_t i = 0;
-        while (i < cls->n_params && strcmp(cls->params[i].name, key) != 0)
+        while (i < cls->n_params && strcmp(descriptor_param(cls, i)->name, key) != 0)
             i++;
         if (i == cls->n_params) {
             luaL_Buffer b;
@@ -45,7 +46,7 @@ static void read_params(lua_State *L, int idx, const wb_model_class *cls, double
             for (uint32_t j = 0; j < cls->n_params; j++) {
                 if (j)
                     luaL_addstring(&b, ", ");
-                luaL_addstring(&b, cls->params[j].name);
+                luaL_addstring(&b, descriptor_param(cls, j)->name);
             }
             luaL_pushresult(&b);
             luaL_error(L, "model '%s' has no parameter '%s' (parameters: %s)", cls->name,
@@ -291,7 +292,7 @@ static int model_index(lua_State *L)
         lua_createtable(L, 0, (int)cls->n_params);
         for (uint32_t i = 0; i < cls->n_params; i++) {
             lua_pushnumber(L, values[i]);
-            lua_setfield(L, -2, cls->params[i].name);
+            lua_setfield(L, -2, descriptor_param(cls, i)->name);
         }
     } else {
         luaL_getmetafield(L, 1, "methods");

@@ -1,5 +1,6 @@
 /* Option validation and integrator instances. */
 #include "run/integrator_instance.h"
+#include "host/descriptor.h"
 #include "host/host.h"
 #include "host/tableau.h"
 
@@ -37,9 +38,14 @@ void method_config_name(const method_config *cfg, char *out, size_t size)
     snprintf(out, size, "%s.%s", cfg->family->entry->name, cfg->method->name);
 }
 
+static const wb_option_spec *option_spec(const method_config *cfg, int i)
+{
+    return descriptor_option(cfg->method, (uint32_t)i);
+}
+
 static int set_default(method_config *cfg, int i)
 {
-    const wb_option_spec *o = &cfg->method->options[i];
+    const wb_option_spec *o = option_spec(cfg, i);
     switch (o->type) {
     case WB_OPT_NUMBER:
     case WB_OPT_INTEGER:
@@ -75,12 +81,19 @@ method_config *method_config_create(const plugin *family, const wb_method *metho
     }
     cfg->family = family;
     cfg->method = method;
+    uint32_t stride = descriptor_option_value_size(method);
+    if (stride != sizeof(wb_option_value) &&
+        !(cfg->plugin_values = calloc((size_t)n + 1, stride))) {
+        method_config_destroy(cfg);
+        host_error("out of memory");
+        return NULL;
+    }
     for (uint32_t i = 0; i < n; i++)
         if (set_default(cfg, (int)i) != 0) {
             char name[256];
             method_config_name(cfg, name, sizeof name);
             host_error_prefix("method '%s': default of option '%s': ", name,
-                              method->options[i].name);
+                              descriptor_option(method, i)->name);
             method_config_destroy(cfg);
             return NULL;
         }
@@ -95,20 +108,37 @@ void method_config_destroy(method_config *cfg)
         free(cfg->owned_strings[i]);
     free(cfg->owned_strings);
     free(cfg->values);
+    free(cfg->plugin_values);
     free(cfg);
+}
+
+/* The host's values copied into the plugin's element size: the members
+ * both layouts hold, zeros for any the host does not know. */
+const wb_option_value *method_config_plugin_values(const method_config *cfg)
+{
+    if (!cfg->plugin_values)
+        return cfg->values;
+    size_t stride = descriptor_option_value_size(cfg->method);
+    size_t common = stride < sizeof(wb_option_value) ? stride : sizeof(wb_option_value);
+    for (uint32_t i = 0; i < cfg->method->n_options; i++) {
+        unsigned char *element = cfg->plugin_values + i * stride;
+        memset(element, 0, stride);
+        memcpy(element, &cfg->values[i], common);
+    }
+    return (const wb_option_value *)(const void *)cfg->plugin_values;
 }
 
 int method_config_find(const method_config *cfg, const char *name)
 {
     const wb_method *m = cfg->method;
     for (uint32_t i = 0; i < m->n_options; i++)
-        if (strcmp(m->options[i].name, name) == 0)
+        if (strcmp(descriptor_option(m, i)->name, name) == 0)
             return (int)i;
     char list[1024] = "", full[256];
     size_t used = 0;
     for (uint32_t i = 0; i < m->n_options && used < sizeof list - 64; i++)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
-                                 used ? ", " : "", m->options[i].name);
+                                 used ? ", " : "", descriptor_option(m, i)->name);
     method_config_name(cfg, full, sizeof full);
     host_error("method '%s' has no option '%s' (valid options: %s)", full, name,
                used ? list : "none");
@@ -131,7 +161,7 @@ static const char *type_name(int type)
 static int wrong_type(const method_config *cfg, int index, const char *got)
 {
     char full[256];
-    const wb_option_spec *o = &cfg->method->options[index];
+    const wb_option_spec *o = option_spec(cfg, index);
     method_config_name(cfg, full, sizeof full);
     host_error("method '%s': option '%s' expects %s, got %s", full, o->name,
                type_name(o->type), got);
@@ -140,7 +170,7 @@ static int wrong_type(const method_config *cfg, int index, const char *got)
 
 int method_config_set_number(method_config *cfg, int index, double value)
 {
-    const wb_option_spec *o = &cfg->method->options[index];
+    const wb_option_spec *o = option_spec(cfg, index);
     char full[256];
     method_config_name(cfg, full, sizeof full);
     if (o->type != WB_OPT_NUMBER && o->type != WB_OPT_INTEGER)
@@ -165,7 +195,7 @@ int method_config_set_number(method_config *cfg, int index, double value)
 
 int method_config_set_boolean(method_config *cfg, int index, int value)
 {
-    if (cfg->method->options[index].type != WB_OPT_BOOLEAN)
+    if (option_spec(cfg, index)->type != WB_OPT_BOOLEAN)
         return wrong_type(cfg, index, "a boolean");
     cfg->values[index].number = value ? 1.0 : 0.0;
     return 0;
@@ -186,7 +216,7 @@ static int choice_allowed(const char *choices, const char *word)
 
 int method_config_set_string(method_config *cfg, int index, const char *value)
 {
-    const wb_option_spec *o = &cfg->method->options[index];
+    const wb_option_spec *o = option_spec(cfg, index);
     if (o->type == WB_OPT_TABLEAU) {
         const wb_tableau *t = tableau_named(value);
         if (!t) {
@@ -219,7 +249,7 @@ int method_config_set_string(method_config *cfg, int index, const char *value)
 
 int method_config_set_tableau(method_config *cfg, int index, const wb_tableau *t)
 {
-    if (cfg->method->options[index].type != WB_OPT_TABLEAU)
+    if (option_spec(cfg, index)->type != WB_OPT_TABLEAU)
         return wrong_type(cfg, index, "a tableau");
     cfg->values[index].tableau = t;
     cfg->values[index].string = t->name;
@@ -232,7 +262,7 @@ int method_config_validate(const method_config *cfg)
     if (!m->validate)
         return 0;
     host_clear_error();
-    if (m->validate(host_services(), cfg->values) == WB_OK)
+    if (m->validate(host_services(), method_config_plugin_values(cfg)) == WB_OK)
         return 0;
     char name[256];
     method_config_name(cfg, name, sizeof name);
@@ -243,7 +273,8 @@ int method_config_validate(const method_config *cfg)
 wb_method_props method_config_props(const method_config *cfg)
 {
     wb_method_props props = {sizeof props, 0, 0, cfg->method->property_flags};
-    if (cfg->method->describe && cfg->method->describe(cfg->values, &props) != WB_OK) {
+    if (cfg->method->describe &&
+        cfg->method->describe(method_config_plugin_values(cfg), &props) != WB_OK) {
         props.order = 0;
         props.flags = cfg->method->property_flags;
     }
@@ -260,9 +291,11 @@ int integrator_check_compatible(const method_config *cfg, const model_instance *
     char full[256];
     method_config_name(cfg, full, sizeof full);
     for (const char *const *r = m->requires; r && *r; r++)
-        if (!cls->get_extension(*r)) {
-            host_error("method '%s' needs the model extension '%s', which model '%s' does "
-                       "not provide", full, *r, view->name);
+        if (!descriptor_requirement_met(*r, cls->get_extension)) {
+            char needed[512];
+            descriptor_requirement_text(*r, needed, sizeof needed);
+            host_error("method '%s' needs the model extension %s, which model '%s' does "
+                       "not provide", full, needed, view->name);
             return -1;
         }
     struct {
@@ -303,6 +336,17 @@ int integrator_check_compatible(const method_config *cfg, const model_instance *
     return 0;
 }
 
+static int aux_size(const wb_aux_spec *a, const wb_model *view)
+{
+    switch (a->size_kind) {
+    case WB_AUX_HOLONOMIC: return view->n_holonomic;
+    case WB_AUX_NONHOLONOMIC: return view->n_nonholonomic;
+    case WB_AUX_VELOCITY: return view->nv;
+    case WB_AUX_CONFIGURATION: return view->nq;
+    }
+    return a->size;
+}
+
 static int resolve_aux(integrator *it)
 {
     const wb_method *m = it->cfg->method;
@@ -313,13 +357,21 @@ static int resolve_aux(integrator *it)
         return -1;
     }
     it->n_aux_groups = (int)m->n_aux;
+    descriptor_offset_fn offset = descriptor_aux_time_offset(m);
     for (uint32_t i = 0; i < m->n_aux; i++) {
-        const wb_aux_spec *a = &m->aux[i];
-        int size = a->size_kind == WB_AUX_HOLONOMIC      ? view->n_holonomic
-                   : a->size_kind == WB_AUX_NONHOLONOMIC ? view->n_nonholonomic
-                   : a->size_kind == WB_AUX_VELOCITY     ? view->nv
-                                                         : a->size;
-        it->aux[i] = (aux_column){a->name, size, a->time, it->aux_total};
+        const wb_aux_spec *a = descriptor_aux(m, i);
+        int size = aux_size(a, view);
+        double theta = a->time == WB_AUX_AT_OFFSET
+                           ? offset(method_config_plugin_values(it->cfg), i) : 0.0;
+        if (!isfinite(theta)) {
+            char full[256];
+            method_config_name(it->cfg, full, sizeof full);
+            host_error("method '%s': aux unknown '%s' belongs to a non-finite fraction of "
+                       "the step", full, a->name);
+            return -1;
+        }
+        it->aux[i] = (aux_column){a->name, size, a->time, it->aux_total,
+                                  descriptor_aux_flags(m, i), theta};
         it->aux_total += size;
     }
     return 0;
@@ -341,8 +393,8 @@ integrator *integrator_create(const method_config *cfg, model_instance *mi)
         return NULL;
     }
     host_clear_error();
-    int status = cfg->method->create(host_services(), model_instance_view(mi), cfg->values,
-                                     &it->inst);
+    int status = cfg->method->create(host_services(), model_instance_view(mi),
+                                     method_config_plugin_values(cfg), &it->inst);
     if (status != WB_OK) {
         char full[256];
         method_config_name(cfg, full, sizeof full);

@@ -9,6 +9,9 @@ typedef struct method_config {
     const wb_method *method;
     wb_option_value *values;  /* one per option spec                   */
     char **owned_strings;     /* copies of string values, per option    */
+    /* The values in the plugin's own element size, when it differs from
+     * the host's (a plugin of another minor version); else NULL. */
+    unsigned char *plugin_values;
 } method_config;
 
 /* Defaults for every option (tableau defaults resolved). NULL on error. */
@@ -24,6 +27,8 @@ int method_config_set_tableau(method_config *cfg, int index, const wb_tableau *t
 /* The method's own check of the option set as a whole (wb_method.validate);
  * 0 when it has none or accepts, else -1 with the message. */
 int method_config_validate(const method_config *cfg);
+/* The option values as the plugin reads them (its element size). */
+const wb_option_value *method_config_plugin_values(const method_config *cfg);
 /* "family.method" */
 void method_config_name(const method_config *cfg, char *out, size_t size);
 /* Order and property flags for the current options. */
@@ -38,12 +43,14 @@ typedef struct method_property {
 } method_property;
 extern const method_property method_properties[];
 
-/* One resolved aux column group. */
+/* One resolved aux group. */
 typedef struct aux_column {
     const char *name;
     int size;
-    int time;   /* wb_aux_time */
-    int offset; /* into the concatenated aux vector */
+    int time;        /* wb_aux_time */
+    int offset;      /* into the concatenated aux vector */
+    uint32_t flags;  /* WB_AUX_* flags (WB_AUX_UNRECORDED) */
+    double theta;    /* WB_AUX_AT_OFFSET: belongs to t_{n+1} + theta h */
 } aux_column;
 
 typedef struct integrator {
