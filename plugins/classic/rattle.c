@@ -45,16 +45,17 @@ static const wb_option_spec options[] = {
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL};
 
+/* lambda is also the next step's first Newton guess: it is state. */
 static const wb_aux_spec shake_aux[] = {
-    {"lambda", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
-     "position multiplier of the step (enters both half kicks)"},
+    {.name = "lambda", .size_kind = WB_AUX_HOLONOMIC, .time = WB_AUX_ON_INTERVAL,
+     .doc = "position multiplier of the step (enters both half kicks)"},
 };
 
 static const wb_aux_spec rattle_aux[] = {
-    {"lambda", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
-     "position multiplier of the step (first half kick)"},
-    {"mu", WB_AUX_HOLONOMIC, 0, WB_AUX_AT_NODE,
-     "velocity multiplier at the step's end (second half kick)"},
+    {.name = "lambda", .size_kind = WB_AUX_HOLONOMIC, .time = WB_AUX_ON_INTERVAL,
+     .doc = "position multiplier of the step (first half kick)"},
+    {.name = "mu", .size_kind = WB_AUX_HOLONOMIC, .time = WB_AUX_AT_NODE,
+     .doc = "velocity multiplier at the step's end (second half kick)"},
 };
 
 static void destroy(void *inst)
@@ -134,6 +135,20 @@ static int reset(void *inst, double t, const double *q, const double *p)
         for (int k = 0; k < r->m; k++)
             r->lambda[k] = 0;
     vec_copy(r->m, r->lambda, r->mu);
+    return WB_OK;
+}
+
+/* Continue from carried multipliers (aux_values' layout), or start afresh. */
+static int start(void *inst, double t, double h, const double *q, const double *p,
+                 const double *aux)
+{
+    rattle *r = inst;
+    (void)h;
+    if (!aux)
+        return reset(inst, t, q, p);
+    r->cache_valid = 0;
+    vec_copy(r->m, aux, r->lambda);
+    vec_copy(r->m, r->project_velocity ? aux + r->m : aux, r->mu);
     return WB_OK;
 }
 
@@ -294,6 +309,7 @@ const wb_method classic_shake = {
     .create = create_shake,
     .destroy = destroy,
     .reset = reset,
+    .start = start,
     .step = step,
     .aux_values = aux_values,
 };
@@ -316,6 +332,7 @@ const wb_method classic_rattle = {
     .create = create_rattle,
     .destroy = destroy,
     .reset = reset,
+    .start = start,
     .step = step,
     .aux_values = aux_values,
 };

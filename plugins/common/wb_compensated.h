@@ -9,6 +9,8 @@
 #ifndef WB_COMPENSATED_H
 #define WB_COMPENSATED_H
 
+#include <workbench/integrator.h>
+
 #include "wb_vec.h"
 
 typedef struct wb_compensated {
@@ -23,6 +25,35 @@ static inline void wb_compensated_restart(wb_compensated *c)
 {
     c->have_last = 0;
 }
+
+/* The carried error as state (dim values): zeros when no trajectory is
+ * under way.  With wb_compensated_resume a run continues exactly. */
+static inline void wb_compensated_state(const wb_compensated *c, int dim, double *carry)
+{
+    for (int k = 0; k < dim; k++)
+        carry[k] = c->have_last && c->enabled ? c->carry[k] : 0.0;
+}
+
+/* Continue the trajectory that ended at y0 with the error `carry` not yet
+ * added (what wb_compensated_state gave at its end). */
+static inline void wb_compensated_resume(wb_compensated *c, int dim, const double *y0,
+                                         const double *carry)
+{
+    for (int k = 0; k < dim; k++)
+        c->carry[k] = c->enabled ? carry[k] : 0.0;
+    if (y0 != c->last)
+        vec_copy(dim, y0, c->last);
+    c->have_last = 1;
+}
+
+/* The two aux specs of a compensated method's carry, state only. */
+#define WB_COMPENSATED_AUX_SPECS                                                           \
+    {.name = "carry_q", .size_kind = WB_AUX_CONFIGURATION, .time = WB_AUX_AT_NODE,        \
+     .doc = "compensated summation: rounding error of q not yet added",                   \
+     .flags = WB_AUX_UNRECORDED},                                                         \
+    {.name = "carry_p", .size_kind = WB_AUX_VELOCITY, .time = WB_AUX_AT_NODE,             \
+     .doc = "compensated summation: rounding error of p not yet added",                   \
+     .flags = WB_AUX_UNRECORDED}
 
 /* Call before the step from y0 (dim values). */
 static inline void wb_compensated_begin(wb_compensated *c, int dim, const double *y0)

@@ -269,6 +269,28 @@ int ggl_step(void *inst, double t, double h, const double *q0, const double *p0,
     return WB_OK;
 }
 
+/* The carried unknowns are the Newton vector past (q, p): the step only
+ * replaces its (q, p) part by the guess from (q0, p0). */
+int ggl_start(void *inst, double t, double h, const double *q, const double *p,
+              const double *aux)
+{
+    ggl *g = inst;
+    (void)h;
+    if (!aux)
+        return ggl_reset(inst, t, q, p);
+    memset(g->x, 0, (size_t)g->size * sizeof(double));
+    vec_copy(g->n, q, g->x + g->off_q);
+    vec_copy(g->n, p, g->x + g->off_p);
+    if (g->off_v >= 0) {
+        vec_copy(g->n, aux, g->x + g->off_v);
+        aux += g->n;
+    }
+    vec_copy(g->m, aux, g->x + g->off_l);
+    if (g->off_g >= 0)
+        vec_copy(g->m, aux + g->m, g->x + g->off_g);
+    return WB_OK;
+}
+
 /* aux order: v (VIs), lambda, gamma (all but EM-G) */
 void ggl_aux_values(const void *inst, double *out)
 {

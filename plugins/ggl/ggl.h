@@ -95,6 +95,9 @@ int ggl_reset(void *inst, double t, const double *q, const double *p);
 int ggl_step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
              double *p1, wb_step_stats *stats);
 void ggl_aux_values(const void *inst, double *out);
+/* reset(), or continue from aux_values' layout (v, lambda, gamma). */
+int ggl_start(void *inst, double t, double h, const double *q, const double *p,
+              const double *aux);
 
 /* Discrete gradient of V between the step's q0 and q1 (dg, n values) and
  * its derivative with respect to q1 (n x n), per g->gradient; the start

@@ -13,7 +13,7 @@ static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL
 #define GGL_METHOD_COMMON                                                                   \
     .struct_size = sizeof(wb_method), WB_METHOD_ELEMENT_SIZES, .requires = requires,        \
     .handles = WB_HANDLES_HOLONOMIC, .destroy = ggl_destroy, .reset = ggl_reset,            \
-    .step = ggl_step, .aux_values = ggl_aux_values
+    .start = ggl_start, .step = ggl_step, .aux_values = ggl_aux_values
 
 /* Options every method has, first in every option list. */
 enum { OPT_TOL, OPT_MAX_ITER, OPT_CONVERGENCE, OPT_GUESS, OPT_COMMON };
@@ -43,12 +43,16 @@ static void decode_common(const wb_option_value *opts, const wb_host *host, ggl 
 
 static const wb_option_spec vi_s_options[] = {COMMON_OPTIONS};
 
+/* All three are also the next step's Newton guesses (v its predictor):
+ * state. */
 static const wb_aux_spec vi_aux[] = {
-    {"v", WB_AUX_VELOCITY, 0, WB_AUX_ON_INTERVAL,
-     "interval velocity (VI-S: v^n of [t_n, t_n+1], paired with q^n; theta-VI: v^{n+1})"},
-    {"lambda", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL, "multiplier of g(q) = 0"},
-    {"gamma", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
-     "multiplier of the velocity constraint (zero for the exact flow)"},
+    {.name = "v", .size_kind = WB_AUX_VELOCITY, .time = WB_AUX_ON_INTERVAL,
+     .doc = "interval velocity (VI-S: v^n of [t_n, t_n+1], paired with q^n; theta-VI: "
+            "v^{n+1})"},
+    {.name = "lambda", .size_kind = WB_AUX_HOLONOMIC, .time = WB_AUX_ON_INTERVAL,
+     .doc = "multiplier of g(q) = 0"},
+    {.name = "gamma", .size_kind = WB_AUX_HOLONOMIC, .time = WB_AUX_ON_INTERVAL,
+     .doc = "multiplier of the velocity constraint (zero for the exact flow)"},
 };
 
 static int describe_vi_s(const wb_option_value *opts, wb_method_props *out)
@@ -233,10 +237,10 @@ static const wb_option_spec em_options[] = {
 
 /* EM-G carries lambda alone: the first entry */
 static const wb_aux_spec em_aux[] = {
-    {"lambda", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
-     "multiplier of g (acts through G(q_m) at the midpoint)"},
-    {"gamma", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
-     "multiplier of the velocity constraint (zero for the exact flow)"},
+    {.name = "lambda", .size_kind = WB_AUX_HOLONOMIC, .time = WB_AUX_ON_INTERVAL,
+     .doc = "multiplier of g (acts through G(q_m) at the midpoint)"},
+    {.name = "gamma", .size_kind = WB_AUX_HOLONOMIC, .time = WB_AUX_ON_INTERVAL,
+     .doc = "multiplier of the velocity constraint (zero for the exact flow)"},
 };
 
 /* Momentum maps are conserved when DG V is orthogonal to the symmetry

@@ -37,11 +37,14 @@ static const wb_option_spec options[OPT_COUNT] = {
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, NULL};
 
+/* lambda is Newton's guess for the next multiplier: state, with the
+ * compensated sum's carry. */
 static const wb_aux_spec aux[] = {
-    {"lambda", WB_AUX_HOLONOMIC, 0, WB_AUX_ON_INTERVAL,
-     "the step's constant multiplier lambda_n on [t_n, t_n+1]: first order against "
-     "lambda(t_n) (times 'start', the paper's comparison), second order against "
-     "lambda(t_n + h/2) (times 'mid')"},
+    {.name = "lambda", .size_kind = WB_AUX_HOLONOMIC, .time = WB_AUX_ON_INTERVAL,
+     .doc = "the step's constant multiplier lambda_n on [t_n, t_n+1]: first order against "
+            "lambda(t_n) (times 'start', the paper's comparison), second order against "
+            "lambda(t_n + h/2) (times 'mid')"},
+    WB_COMPENSATED_AUX_SPECS,
 };
 
 static int nodes_of(const wb_option_value *opts)
@@ -128,10 +131,26 @@ static int step(void *inst, double t, double h, const double *q0, const double *
     return hbvm_solve_step(inst, h, q0, p0, q1, p1, stats);
 }
 
+static int start(void *inst, double t, double h, const double *q, const double *p,
+                 const double *carried)
+{
+    hbvm *it = inst;
+    (void)h;
+    if (!carried)
+        return reset(inst, t, q, p);
+    hbvm_restart(it);
+    vec_copy(it->m, carried, it->lambda);
+    vec_copy(it->n, q, it->start);
+    vec_copy(it->n, p, it->start + it->n);
+    wb_compensated_resume(&it->sum, 2 * it->n, it->start, carried + it->m);
+    return WB_OK;
+}
+
 static void aux_values(const void *inst, double *out)
 {
     const hbvm *it = inst;
     vec_copy(it->m, it->lambda, out);
+    wb_compensated_state(&it->sum, 2 * it->n, out + it->m);
 }
 
 /* Order 2 is what the method guarantees on every model it handles (with
@@ -177,6 +196,7 @@ static const wb_method hbvm_method = {
     .create = create,
     .destroy = destroy,
     .reset = reset,
+    .start = start,
     .step = step,
     .aux_values = aux_values,
 };

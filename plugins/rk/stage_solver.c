@@ -117,6 +117,19 @@ void stage_solver_reset(stage_solver *s)
     wb_compensated_restart(&s->sum);
 }
 
+void stage_solver_carry(const stage_solver *s, double *carry)
+{
+    wb_compensated_state(&s->sum, s->dim, carry);
+}
+
+void stage_solver_resume(stage_solver *s, const double *q, const double *p,
+                         const double *carry)
+{
+    vec_copy(s->n, q, s->sum.last);
+    vec_copy(s->n, p, s->sum.last + s->n);
+    wb_compensated_resume(&s->sum, s->dim, s->sum.last, carry);
+}
+
 int stage_solver_step(stage_solver *s, double h, const double *q0, const double *p0,
                       double *q1, double *p1, wb_step_stats *stats)
 {
@@ -176,6 +189,21 @@ int stage_method_reset(void *inst, double t, const double *q, const double *p)
     (void)t, (void)q, (void)p;
     stage_solver_reset(inst);
     return WB_OK;
+}
+
+int stage_method_start(void *inst, double t, double h, const double *q, const double *p,
+                       const double *carry)
+{
+    (void)h;
+    if (!carry)
+        return stage_method_reset(inst, t, q, p);
+    stage_solver_resume(inst, q, p, carry);
+    return WB_OK;
+}
+
+void stage_method_aux_values(const void *inst, double *out)
+{
+    stage_solver_carry(inst, out);
 }
 
 int stage_method_step(void *inst, double t, double h, const double *q0, const double *p0,

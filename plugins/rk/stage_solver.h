@@ -18,6 +18,7 @@
 
 #include <workbench/workbench.h>
 
+#include "wb_compensated.h"
 #include "wb_integrator_plugin.h"
 
 typedef enum stage_iteration {
@@ -42,6 +43,11 @@ stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
                                   const stage_solver_config *config, int *status);
 void stage_solver_destroy(stage_solver *s);
 void stage_solver_reset(stage_solver *s);
+/* The compensated sum's carry (nq then nv values) as state, and a restart
+ * that continues the trajectory ending at (q, p) with it. */
+void stage_solver_carry(const stage_solver *s, double *carry);
+void stage_solver_resume(stage_solver *s, const double *q, const double *p,
+                         const double *carry);
 int stage_solver_step(stage_solver *s, double h, const double *q0, const double *p0,
                       double *q1, double *p1, wb_step_stats *stats);
 
@@ -71,6 +77,7 @@ enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER
     static const wb_option_spec options[STAGE_OPT_COUNT] =                                     \
         STAGE_SOLVER_OPTIONS(default_tableau, tableau_doc);                                     \
     static const char *const requires[] = {WB_EXT_MECHANICAL, NULL};                            \
+    static const wb_aux_spec carry[] = {WB_COMPENSATED_AUX_SPECS};                              \
     static const wb_method stage_method = {                                                     \
         .struct_size = sizeof(wb_method),                                                       \
         WB_METHOD_ELEMENT_SIZES,                                                                \
@@ -86,7 +93,11 @@ enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER
         .create = stage_method_create_##partitioned,                                            \
         .destroy = stage_method_destroy,                                                        \
         .reset = stage_method_reset,                                                            \
+        .start = stage_method_start,                                                            \
         .step = stage_method_step,                                                              \
+        .aux = carry,                                                                           \
+        .n_aux = WB_ARRAY_COUNT(carry),                                                         \
+        .aux_values = stage_method_aux_values,                                                  \
         .validate = validate_options,                                                           \
     };                                                                                          \
     static const wb_method *const methods[] = {&stage_method};                                  \
@@ -98,6 +109,9 @@ int stage_method_create_prk(const wb_host *host, const wb_model *model,
                             const wb_option_value *opts, void **inst);
 void stage_method_destroy(void *inst);
 int stage_method_reset(void *inst, double t, const double *q, const double *p);
+int stage_method_start(void *inst, double t, double h, const double *q, const double *p,
+                       const double *carry);
+void stage_method_aux_values(const void *inst, double *out);
 int stage_method_step(void *inst, double t, double h, const double *q0, const double *p0,
                       double *q1, double *p1, wb_step_stats *stats);
 /* Order and properties of the tableau (tree order up to 8, beyond it the

@@ -61,9 +61,10 @@ static const wb_option_spec options[] = {
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL};
 
+/* L_s is also every stage multiplier's guess in the next step: state. */
 static const wb_aux_spec aux[] = {
-    {"lambda", WB_AUX_HOLONOMIC, 0, WB_AUX_AT_NODE,
-     "the last stage multiplier L_s, which acts at the step's end"},
+    {.name = "lambda", .size_kind = WB_AUX_HOLONOMIC, .time = WB_AUX_AT_NODE,
+     .doc = "the last stage multiplier L_s, which acts at the step's end"},
 };
 
 /* ---- layout ------------------------------------------------------------------- */
@@ -311,6 +312,19 @@ static int reset(void *inst, double t, const double *q, const double *p)
     return WB_OK;
 }
 
+/* The step reads only L_s of the previous one (its guess for every L_i). */
+static int start(void *inst, double t, double h, const double *q, const double *p,
+                 const double *carried)
+{
+    spark *k = inst;
+    (void)h;
+    if (!carried)
+        return reset(inst, t, q, p);
+    for (int i = 0; i < k->s; i++)
+        vec_copy(k->m, carried, stage_L(k, k->x, i));
+    return WB_OK;
+}
+
 static int step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
                 double *p1, wb_step_stats *stats)
 {
@@ -369,6 +383,7 @@ static const wb_method spark_method = {
     .create = create,
     .destroy = destroy,
     .reset = reset,
+    .start = start,
     .step = step,
     .aux_values = aux_values,
 };

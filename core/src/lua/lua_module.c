@@ -71,7 +71,7 @@ void lua_push_matrix(lua_State *L, int rows, int cols, const double *A)
 /* ---- wb.integrate ------------------------------------------------------------------ */
 
 static const char *const integrate_fields[] = {
-    "model", "method", "h", "t_end", "steps", "t0", "q0", "p0", "every", "stream",
+    "model", "method", "h", "t_end", "steps", "t0", "q0", "p0", "aux0", "every", "stream",
     "progress", "on_failure", NULL};
 
 static void check_fields(lua_State *L, int idx)
@@ -85,7 +85,7 @@ static void check_fields(lua_State *L, int idx)
             known |= strcmp(key, integrate_fields[i]) == 0;
         if (!known)
             luaL_error(L, "integrate: unknown field '%s' (fields: model, method, h, t_end, "
-                          "steps, t0, q0, p0, every, stream, progress, on_failure)",
+                          "steps, t0, q0, p0, aux0, every, stream, progress, on_failure)",
                        key ? key : luaL_typename(L, -1));
     }
 }
@@ -172,6 +172,84 @@ static void initial_state(lua_State *L, const wb_model *m, double *q, double *p)
     lua_pop(L, 2);
 }
 
+/* The names of the method's aux groups, for messages. */
+static void push_aux_names(lua_State *L, const method_config *cfg, const model_instance *mi)
+{
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    for (uint32_t g = 0; g < integrator_aux_count(cfg); g++) {
+        aux_column group;
+        if (integrator_aux_group(cfg, mi, g, &group) != 0)
+            continue;
+        if (g)
+            luaL_addstring(&b, ", ");
+        luaL_addstring(&b, group.name);
+    }
+    luaL_pushresult(&b);
+}
+
+/* aux0 = {name = {values}, ...}: every carried unknown of the method (as
+ * sol:final() returns them), into a Lua-owned buffer in the aux layout.
+ * NULL when the field is absent. */
+static const double *read_carried_unknowns(lua_State *L, const method_config *cfg,
+                                           const model_instance *mi)
+{
+    if (lua_getfield(L, 1, "aux0") == LUA_TNIL) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    int table = lua_gettop(L);
+    char name[256];
+    method_config_name(cfg, name, sizeof name);
+    if (!lua_istable(L, table))
+        luaL_error(L, "integrate: field 'aux0' must be a table of the carried unknowns by "
+                      "name (as sol:final() returns them), got %s", luaL_typename(L, table));
+    uint32_t count = integrator_aux_count(cfg);
+    int total = 0;
+    for (uint32_t g = 0; g < count; g++) {
+        aux_column group;
+        if (integrator_aux_group(cfg, mi, g, &group) != 0)
+            lua_host_error(L);
+        total += group.size;
+    }
+    double *aux = lua_newuserdatauv(L, sizeof(double) * (size_t)(total + 1), 0);
+    int offset = 0;
+    for (uint32_t g = 0; g < count; g++) {
+        aux_column group;
+        integrator_aux_group(cfg, mi, g, &group);
+        if (lua_getfield(L, table, group.name) == LUA_TNIL) {
+            push_aux_names(L, cfg, mi);
+            luaL_error(L, "integrate: aux0 lacks '%s': method '%s' carries %s", group.name,
+                       name, lua_tostring(L, -1));
+        }
+        char what[320];
+        snprintf(what, sizeof what, "integrate: aux0.%s", group.name);
+        lua_read_vector(L, -1, group.size, aux + offset, what);
+        lua_pop(L, 1);
+        offset += group.size;
+    }
+    lua_pushnil(L);
+    while (lua_next(L, table)) {
+        lua_pop(L, 1);
+        int known = 0;
+        for (uint32_t g = 0; g < count && lua_type(L, -1) == LUA_TSTRING; g++) {
+            aux_column group;
+            integrator_aux_group(cfg, mi, g, &group);
+            known |= strcmp(group.name, lua_tostring(L, -1)) == 0;
+        }
+        if (!known) {
+            const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
+                                                             : luaL_typename(L, -1);
+            push_aux_names(L, cfg, mi);
+            luaL_error(L, "integrate: aux0 has '%s', which method '%s' does not carry "
+                          "(it carries: %s)", key, name,
+                       count ? lua_tostring(L, -1) : "nothing");
+        }
+    }
+    lua_remove(L, table); /* the buffer stays on the stack, alive */
+    return aux;
+}
+
 static void read_run_options(lua_State *L, run_options *opt)
 {
     opt->t0 = number_field(L, 1, "t0", 0, 0.0);
@@ -217,6 +295,7 @@ static int integrate(lua_State *L)
     }
     double *state = lua_newuserdatauv(L, sizeof(double) * (size_t)(m->nq + m->nv), 0);
     initial_state(L, m, state, state + m->nq);
+    opt.aux0 = read_carried_unknowns(L, cfg, mi);
     /* allocated by Lua before the run, so that no Lua error can strand it */
     lua_solution *result = lua_push_solution(L, 2, 3);
     integrator *it = integrator_create(cfg, mi);

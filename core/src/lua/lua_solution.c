@@ -48,8 +48,9 @@ static int solution_column_values(lua_State *L)
 /* sol:times(name [, "end"|"start"|"mid"]): the time each value of a column
  * belongs to.  A value recorded for an interval [t_n, t_{n+1}] (aux
  * unknowns declared WB_AUX_ON_INTERVAL) is stored in the row of t_{n+1};
- * "start" and "mid" give t_n and t_n + h/2 for it.  Other columns belong
- * to their row's time whatever the attribution. */
+ * "start" and "mid" give t_n and t_n + h/2 for it.  One declared
+ * WB_AUX_AT_OFFSET belongs to t_{n+1} + theta h.  Other columns belong to
+ * their row's time whatever the attribution. */
 static int solution_times(lua_State *L)
 {
     solution *s = stored(L, 1);
@@ -63,7 +64,9 @@ static int solution_times(lua_State *L)
     else if (strcmp(how, "end") != 0)
         return luaL_error(L, "sol:times: attribution must be 'end', 'start' or 'mid', got '%s'",
                           how);
-    if (s->columns[c].aux_time != WB_AUX_ON_INTERVAL)
+    if (s->columns[c].aux_time == WB_AUX_AT_OFFSET)
+        shift = s->columns[c].theta * s->h;
+    else if (s->columns[c].aux_time != WB_AUX_ON_INTERVAL)
         shift = 0;
     lua_createtable(L, (int)s->n_rows, 0);
     for (long long r = 0; r < s->n_rows; r++) {
@@ -73,13 +76,21 @@ static int solution_times(lua_State *L)
     return 1;
 }
 
-/* sol:final() -> q, p after the last accepted step. */
+/* sol:final() -> q, p, aux after the last accepted step; aux holds every
+ * carried unknown by name (recorded or not), a table of numbers each:
+ * wb.integrate{..., q0 = q, p0 = p, aux0 = aux} continues the run exactly. */
 static int solution_final(lua_State *L)
 {
     solution *s = check_solution(L, 1)->sol;
     lua_push_vector(L, s->nq, s->final_state);
     lua_push_vector(L, s->nv, s->final_state + s->nq);
-    return 2;
+    const double *aux = s->final_state + s->nq + s->nv;
+    lua_createtable(L, 0, s->n_aux_groups);
+    for (int g = 0; g < s->n_aux_groups; g++) {
+        lua_push_vector(L, s->aux_groups[g].size, aux + s->aux_groups[g].offset);
+        lua_setfield(L, -2, s->aux_groups[g].name);
+    }
+    return 3;
 }
 
 /* sol:state(i) -> q, p of recorded row i (1-based). */

@@ -1,5 +1,6 @@
 /* The time loop (in C, no allocation per step) and the solution store. */
 #include "run/driver.h"
+#include "host/descriptor.h"
 #include "host/host.h"
 #include "wb_vec.h"
 
@@ -26,20 +27,26 @@ static double now_seconds(void)
 /* ---- columns ---------------------------------------------------------------- */
 
 static int add_column(solution *s, const char *name, int offset, int derived, int index,
-                      int aux_time)
+                      int aux_time, double theta)
 {
     column_info *c = &s->columns[s->n_columns];
     c->name = strdup(name);
     if (!c->name)
         return -1;
     c->offset = offset, c->derived = derived, c->index = index, c->aux_time = aux_time;
+    c->theta = theta;
     s->n_columns++;
     return 0;
 }
 
+static int add_stored(solution *s, const char *name, int *offset)
+{
+    return add_column(s, name, (*offset)++, 0, 0, 0, 0.0);
+}
+
 /* Components base1, base2, ...; a single aux component keeps its bare name. */
 static int add_vector(solution *s, const char *base, int size, int *offset, int derived,
-                      int aux_time)
+                      int aux_time, double theta)
 {
     char name[128];
     for (int i = 0; i < size; i++) {
@@ -47,10 +54,15 @@ static int add_vector(solution *s, const char *base, int size, int *offset, int 
             snprintf(name, sizeof name, "%s", base);
         else
             snprintf(name, sizeof name, "%s%d", base, i + 1);
-        if (add_column(s, name, offset ? (*offset)++ : -1, derived, i, aux_time) != 0)
+        if (add_column(s, name, offset ? (*offset)++ : -1, derived, i, aux_time, theta) != 0)
             return -1;
     }
     return 0;
+}
+
+static int recorded(const aux_column *group)
+{
+    return !(group->flags & WB_AUX_UNRECORDED);
 }
 
 static int build_columns(solution *s, const integrator *it)
@@ -62,29 +74,50 @@ static int build_columns(solution *s, const integrator *it)
     if (!s->columns)
         return -1;
     int offset = 0;
-    if (add_column(s, "t", offset++, 0, 0, 0) || add_vector(s, "q", m->nq, &offset, 0, 0) ||
-        add_vector(s, "p", m->nv, &offset, 0, 0))
+    if (add_stored(s, "t", &offset) || add_vector(s, "q", m->nq, &offset, 0, 0, 0) ||
+        add_vector(s, "p", m->nv, &offset, 0, 0, 0))
         return -1;
     for (int g = 0; g < it->n_aux_groups; g++)
-        if (add_vector(s, it->aux[g].name, it->aux[g].size, &offset, 0, it->aux[g].time))
+        if (recorded(&it->aux[g]) &&
+            add_vector(s, it->aux[g].name, it->aux[g].size, &offset, 0, it->aux[g].time,
+                       it->aux[g].theta))
             return -1;
-    if (add_column(s, "energy", offset++, 0, 0, 0) ||
-        add_column(s, "energy_error", offset++, 0, 0, 0) ||
-        add_column(s, "energy_error_abs", offset++, 0, 0, 0))
+    s->n_aux = offset - 1 - m->nq - m->nv;
+    if (add_stored(s, "energy", &offset) || add_stored(s, "energy_error", &offset) ||
+        add_stored(s, "energy_error_abs", &offset))
         return -1;
-    if (m->n_holonomic > 0 && (add_column(s, "constraint", offset++, 0, 0, 0) ||
-                               add_column(s, "hidden_constraint", offset++, 0, 0, 0)))
+    if (m->n_holonomic > 0 &&
+        (add_stored(s, "constraint", &offset) || add_stored(s, "hidden_constraint", &offset)))
         return -1;
-    if (m->n_nonholonomic > 0 && add_column(s, "nonholonomic_constraint", offset++, 0, 0, 0))
+    if (m->n_nonholonomic > 0 && add_stored(s, "nonholonomic_constraint", &offset))
+        return -1;
+    if ((m->capabilities & WB_CAP_GROUP_RESIDUAL) && add_stored(s, "group_residual", &offset))
         return -1;
     for (int i = 0; i < m->n_invariants; i++)
-        if (add_column(s, m->invariant_names[i], offset++, 0, 0, 0))
+        if (add_stored(s, m->invariant_names[i], &offset))
             return -1;
     s->width = offset;
-    if (add_vector(s, "g", m->n_holonomic, NULL, 1, 0) ||
-        add_vector(s, "gv", m->n_holonomic, NULL, 2, 0) ||
-        add_vector(s, "phi", m->n_nonholonomic, NULL, 3, 0))
+    if (add_vector(s, "g", m->n_holonomic, NULL, 1, 0, 0) ||
+        add_vector(s, "gv", m->n_holonomic, NULL, 2, 0, 0) ||
+        add_vector(s, "phi", m->n_nonholonomic, NULL, 3, 0, 0))
         return -1;
+    return 0;
+}
+
+/* The solution's own copy of the aux layout, for sol:final(). */
+static int keep_aux_groups(solution *s, const integrator *it)
+{
+    s->aux_total = it->aux_total;
+    s->n_aux_groups = it->n_aux_groups;
+    s->aux_groups = calloc((size_t)it->n_aux_groups + 1, sizeof *s->aux_groups);
+    if (!s->aux_groups)
+        return -1;
+    for (int g = 0; g < it->n_aux_groups; g++) {
+        solution_aux_group *k = &s->aux_groups[g];
+        if (!(k->name = strdup(it->aux[g].name)))
+            return -1;
+        k->size = it->aux[g].size, k->offset = it->aux[g].offset, k->flags = it->aux[g].flags;
+    }
     return 0;
 }
 
@@ -104,6 +137,16 @@ int solution_column(const solution *s, const char *name)
 
 /* ---- rows ------------------------------------------------------------------- */
 
+/* max_a |Phi_a(q, v)| with v the state's velocity */
+static double nonholonomic_residual(solution *s, const wb_model *m, const double *q,
+                                    const double *p)
+{
+    double *v = s->scratch + m->n_nonholonomic;
+    wb_velocity(m, q, p, v);
+    wb_nh_constraints(m, q, v, s->scratch);
+    return vec_max_abs(m->n_nonholonomic, s->scratch);
+}
+
 void solution_fill_row(solution *s, double t, const double *q, const double *p,
                        const double *aux, double *row)
 {
@@ -112,8 +155,12 @@ void solution_fill_row(solution *s, double t, const double *q, const double *p,
     *x++ = t;
     memcpy(x, q, (size_t)s->nq * sizeof(double)), x += s->nq;
     memcpy(x, p, (size_t)s->nv * sizeof(double)), x += s->nv;
-    if (s->n_aux)
-        memcpy(x, aux, (size_t)s->n_aux * sizeof(double)), x += s->n_aux;
+    for (int g = 0; g < s->n_aux_groups; g++) {
+        const solution_aux_group *k = &s->aux_groups[g];
+        if (k->flags & WB_AUX_UNRECORDED)
+            continue;
+        memcpy(x, aux + k->offset, (size_t)k->size * sizeof(double)), x += k->size;
+    }
     double e = m->energy.fn ? wb_energy(m, q, p) : NAN;
     *x++ = e;
     *x++ = s->energy0 != 0 ? (e - s->energy0) / fabs(s->energy0) : e - s->energy0;
@@ -124,12 +171,10 @@ void solution_fill_row(solution *s, double t, const double *q, const double *p,
         wb_hidden_constraints(m, q, p, s->scratch);
         *x++ = vec_max_abs(m->n_holonomic, s->scratch);
     }
-    if (m->n_nonholonomic > 0) {
-        double *v = s->scratch + m->n_nonholonomic;
-        wb_mass_solve(m, q, p, v);
-        wb_nh_constraints(m, q, v, s->scratch);
-        *x++ = vec_max_abs(m->n_nonholonomic, s->scratch);
-    }
+    if (m->n_nonholonomic > 0)
+        *x++ = nonholonomic_residual(s, m, q, p);
+    if (m->capabilities & WB_CAP_GROUP_RESIDUAL)
+        *x++ = wb_lie_group_residual(m, q);
     if (m->n_invariants > 0)
         wb_invariants(m, q, p, x);
 }
@@ -152,6 +197,14 @@ static void set_interval_unknowns(const integrator *it, double *aux, double valu
         if (it->aux[g].time == WB_AUX_ON_INTERVAL)
             for (int i = 0; i < it->aux[g].size; i++)
                 aux[it->aux[g].offset + i] = value;
+}
+
+/* The first row's interval placeholders are no values for sol:max. */
+static void forget_interval_placeholders(solution *s)
+{
+    for (int c = 0; c < s->n_columns; c++)
+        if (s->columns[c].aux_time == WB_AUX_ON_INTERVAL && s->columns[c].offset >= 0)
+            s->max_abs[s->columns[c].offset] = 0.0;
 }
 
 /* A NaN, once recorded, stays in max_abs: sol:max cannot hide it. */
@@ -189,9 +242,7 @@ double solution_value(solution *s, int c, long long r)
         wb_hidden_constraints(m, q, p, s->scratch);
         return s->scratch[col->index];
     case 3: {
-        double *v = s->scratch + m->n_nonholonomic;
-        wb_mass_solve(m, q, p, v);
-        wb_nh_constraints(m, q, v, s->scratch);
+        nonholonomic_residual(s, m, q, p);
         return s->scratch[col->index];
     }
     }
@@ -241,6 +292,9 @@ void solution_destroy(solution *s)
     for (int i = 0; i < s->n_columns; i++)
         free(s->columns[i].name);
     free(s->columns);
+    for (int g = 0; g < s->n_aux_groups; g++)
+        free(s->aux_groups[g].name);
+    free(s->aux_groups);
     free(s->rows);
     free(s->last_row);
     free(s->max_abs);
@@ -258,16 +312,16 @@ static solution *solution_create(integrator *it, const run_options *opt)
     if (!s)
         return NULL;
     s->model = it->model;
-    s->nq = m->nq, s->nv = m->nv, s->n_aux = it->aux_total;
+    s->nq = m->nq, s->nv = m->nv;
     s->t0 = opt->t0, s->h = opt->h, s->ok = 1;
     s->stats.struct_size = sizeof s->stats;
-    if (build_columns(s, it) != 0)
+    if (keep_aux_groups(s, it) != 0 || build_columns(s, it) != 0)
         goto fail;
-    int scratch = 2 * (m->nq + m->n_holonomic + m->n_nonholonomic + 1);
+    int scratch = 2 * (m->nq + m->nv + m->n_holonomic + m->n_nonholonomic + 1);
     s->scratch = calloc((size_t)scratch, sizeof(double));
     s->last_row = calloc((size_t)s->width, sizeof(double));
     s->max_abs = calloc((size_t)s->width, sizeof(double));
-    s->final_state = calloc((size_t)(m->nq + m->nv), sizeof(double));
+    s->final_state = calloc((size_t)(m->nq + m->nv + it->aux_total + 1), sizeof(double));
     if (!s->scratch || !s->last_row || !s->max_abs || !s->final_state)
         goto fail;
     if (opt->stream_path) {
@@ -362,13 +416,35 @@ static int run_loop(integrator *it, solution *s, const run_options *opt, double 
     return 0;
 }
 
-static void keep_final_state(solution *s, const double *work, long long last_step)
+/* q, p and every aux value after the last accepted step (the method's
+ * carried unknowns still describe it after a failed step). */
+static void keep_final_state(solution *s, const integrator *it, const double *work,
+                             long long last_step)
 {
     /* run_loop swaps its buffers after every step: after an odd number of
      * steps the current state lives in the second pair */
     const double *q = work + ((last_step % 2) ? s->nq + s->nv : 0);
     memcpy(s->final_state, q, (size_t)(s->nq + s->nv) * sizeof(double));
+    if (s->aux_total > 0)
+        it->cfg->method->aux_values(it->inst, s->final_state + s->nq + s->nv);
     s->final_time = s->t0 + (double)last_step * s->h;
+}
+
+/* start() of ABI 1.1 with the step size and any carried unknowns given;
+ * a 1.0 method's reset() cannot take them. */
+static int start_method(integrator *it, const run_options *opt, const double *q0,
+                        const double *p0)
+{
+    const wb_method *m = it->cfg->method;
+    descriptor_start_fn start = descriptor_start(m);
+    if (start)
+        return start(it->inst, opt->t0, opt->h, q0, p0, opt->aux0);
+    if (opt->aux0 && it->aux_total > 0) {
+        host_error("it was built against ABI 1.0 and cannot continue from given carried "
+                   "unknowns (aux0); leave aux0 out to restart it from q0, p0");
+        return WB_ERR_INVALID;
+    }
+    return m->reset(it->inst, opt->t0, q0, p0);
 }
 
 solution *driver_run(integrator *it, const run_options *opt, const double *q0,
@@ -381,7 +457,8 @@ solution *driver_run(integrator *it, const run_options *opt, const double *q0,
         host_error("integrate: need a finite nonzero h, steps >= 0 and every >= 1");
         return NULL;
     }
-    if (!vec_all_finite(view->nq, q0) || !vec_all_finite(view->nv, p0)) {
+    if (!vec_all_finite(view->nq, q0) || !vec_all_finite(view->nv, p0) ||
+        (opt->aux0 && !vec_all_finite(it->aux_total, opt->aux0))) {
         host_error("integrate: the initial state has a non-finite entry");
         return NULL;
     }
@@ -400,7 +477,7 @@ solution *driver_run(integrator *it, const run_options *opt, const double *q0,
     memcpy(work + nq, p0, (size_t)nv * sizeof(double));
     s->energy0 = view->energy.fn ? wb_energy(view, q0, p0) : 0;
     host_clear_error();
-    int status = it->cfg->method->reset(it->inst, opt->t0, q0, p0);
+    int status = start_method(it, opt, q0, p0);
     if (status != WB_OK) {
         host_error_prefix("method '%s' could not start from the initial state: ", name);
         free(work);
@@ -408,18 +485,18 @@ solution *driver_run(integrator *it, const run_options *opt, const double *q0,
         return NULL;
     }
     double *aux = work + 2 * (nq + nv);
-    if (s->n_aux)
+    if (it->aux_total)
         it->cfg->method->aux_values(it->inst, aux);
     /* no interval before t0: its unknowns are NaN in the first row, and
      * that placeholder is no value for sol:max */
     set_interval_unknowns(it, aux, NAN);
     solution_fill_row(s, opt->t0, q0, p0, aux, row);
     record(s, row);
-    set_interval_unknowns(it, s->max_abs + 1 + nq + nv, 0.0);
+    forget_interval_placeholders(s);
     double start = now_seconds();
     int failed = run_loop(it, s, opt, work, row);
     s->seconds = now_seconds() - start;
-    keep_final_state(s, work, s->steps_done);
+    keep_final_state(s, it, work, s->steps_done);
     free(work);
     if (failed) {
         solution_destroy(s);

@@ -1,12 +1,14 @@
 /* The time loop and the recorded solution.
  *
  * A solution row holds, in this order: t, q (nq), p (nv), the method's
- * aux unknowns, energy, energy_error (relative to |E0|, absolute when
- * E0 == 0), energy_error_abs, then -- when the model has them --
+ * recorded aux unknowns, energy, energy_error (relative to |E0|, absolute
+ * when E0 == 0), energy_error_abs, then -- when the model has them --
  * constraint (max_k |g_k(q)|), hidden_constraint (max_k |(G M^-1 p)_k|),
- * nonholonomic_constraint (max_a |Phi_a(q, M^-1 p)|), then the model's
+ * nonholonomic_constraint (max_a |Phi_a(q, v)|, v the state's velocity),
+ * group_residual (how far q is from the group), then the model's
  * invariants.  Derived columns g1.., gv1.., phi1.. are computed on demand
- * from the stored q and p. */
+ * from the stored q and p.  Aux unknowns declared WB_AUX_UNRECORDED have
+ * no column; with the others they make the final carried state. */
 #ifndef CORE_DRIVER_H
 #define CORE_DRIVER_H
 
@@ -21,6 +23,9 @@ typedef struct run_options {
     const char *stream_path;  /* non-NULL: stream rows to this TSV file     */
     int progress;             /* 1 on, 0 off, -1 when stderr is a terminal  */
     int stop_on_failure;      /* 1: keep the rows so far and report failure */
+    const double *aux0;       /* NULL: the method computes its carried
+                                 unknowns; else all of them (the aux layout):
+                                 continue a run from them exactly          */
 } run_options;
 
 typedef struct column_info {
@@ -29,11 +34,22 @@ typedef struct column_info {
     int derived;     /* 0 stored, 1 g_k, 2 gv_k, 3 phi_k        */
     int index;       /* component of a derived or aux column    */
     int aux_time;    /* wb_aux_time for aux columns, else 0     */
+    double theta;    /* WB_AUX_AT_OFFSET: at t_row + theta h     */
 } column_info;
+
+/* One aux group as the solution keeps it (the integrator is gone). */
+typedef struct solution_aux_group {
+    char *name;
+    int size, offset;   /* in the full aux vector */
+    uint32_t flags;
+} solution_aux_group;
 
 typedef struct solution {
     model_instance *model;   /* borrowed; the Lua layer keeps it alive */
-    int nq, nv, n_aux;
+    int nq, nv, n_aux;       /* n_aux: recorded aux values per row      */
+    int aux_total;           /* every aux value, recorded or not       */
+    int n_aux_groups;
+    solution_aux_group *aux_groups;
     int width;               /* doubles per row */
     int n_columns;
     column_info *columns;
@@ -53,7 +69,8 @@ typedef struct solution {
     char *failure;           /* message when a step failed            */
     double failure_time;
     double *scratch;         /* derived-column evaluation */
-    double *final_state;     /* q then p after the last accepted step  */
+    double *final_state;     /* q, p, then every aux value after the
+                                last accepted step                      */
     double final_time;
 } solution;
 
@@ -73,7 +90,8 @@ double solution_value(solution *s, int c, long long r);
 void driver_request_interrupt(void);
 void driver_clear_interrupt(void);
 
-/* Compute one diagnostic row for (t, q, p) with given aux values. */
+/* Compute one diagnostic row for (t, q, p) with given aux values (all of
+ * them, in the integrator's layout). */
 void solution_fill_row(solution *s, double t, const double *q, const double *p,
                        const double *aux, double *row);
 

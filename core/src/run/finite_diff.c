@@ -16,6 +16,8 @@
 static int max_dim(const wb_model *m)
 {
     int n = m->nq;
+    if (m->nv > n)
+        n = m->nv;
     if (m->n_holonomic > n)
         n = m->n_holonomic;
     if (m->n_nonholonomic > n)
@@ -26,7 +28,7 @@ static int max_dim(const wb_model *m)
 size_t fd_scratch_size(const wb_model *m)
 {
     size_t n = (size_t)max_dim(m);
-    return 8 * n + 5 * n * n; /* enough for the index-1 multiplier too */
+    return 16 * n + 16 * n * n; /* the joint multiplier system is the largest user */
 }
 
 /* Scratch layout shared by the routines below. */
@@ -36,13 +38,16 @@ typedef struct fd_work {
     double *minus;   /* F(x - h e_j), up to N      */
     double *matrix;  /* an N x N intermediate      */
     double *matrix2; /* a second N x N             */
+    double *tangent; /* a group direction, nv      */
+    double *element; /* exp(tangent), nq           */
 } fd_work;
 
 static fd_work split(const wb_model *m, double *scratch)
 {
     size_t n = (size_t)max_dim(m);
     fd_work w = {scratch, scratch + n, scratch + 2 * n, scratch + 3 * n,
-                 scratch + 3 * n + n * n};
+                 scratch + 3 * n + n * n, scratch + 3 * n + 2 * n * n,
+                 scratch + 4 * n + 2 * n * n};
     return w;
 }
 
@@ -66,6 +71,62 @@ static void central_jacobian(const wb_model *m, vector_map F, const void *arg, i
         for (int i = 0; i < k; i++)
             J[i * n + j] = (w->plus[i] - w->minus[i]) / (hp + hm);
     }
+}
+
+/* A caller's function of the configuration, as a vector_map. */
+typedef struct user_map {
+    void (*F)(void *ctx, const double *q, double *out);
+    void *ctx;
+} user_map;
+
+static void map_user(const wb_model *m, const void *arg, fd_work *w, const double *x,
+                     double *out)
+{
+    const user_map *call = arg;
+    (void)m, (void)w;
+    call->F(call->ctx, x, out);
+}
+
+/* The same along the group: column j = d/de F(exp(e E_j) q), nv columns
+ * (the right-trivialised derivative). */
+static void group_central_jacobian(const wb_model *m, vector_map F, const void *arg,
+                                   int inner, fd_work *w, int k, const double *q, double *J)
+{
+    const int n = m->nv;
+    const double h = wb_fd_step(1.0, inner);
+    for (int j = 0; j < n; j++) {
+        memset(w->tangent, 0, (size_t)n * sizeof(double));
+        w->tangent[j] = h;
+        wb_lie_exp(m, w->tangent, w->element);
+        wb_lie_compose(m, w->element, q, w->x);
+        F(m, arg, w, w->x, w->plus);
+        w->tangent[j] = -h;
+        wb_lie_exp(m, w->tangent, w->element);
+        wb_lie_compose(m, w->element, q, w->x);
+        F(m, arg, w, w->x, w->minus);
+        for (int i = 0; i < k; i++)
+            J[i * n + j] = (w->plus[i] - w->minus[i]) / (2 * h);
+    }
+}
+
+/* d/dq in the model's tangent coordinates: nq columns on a vector space,
+ * nv right-trivialised ones on a group. */
+static void configuration_jacobian(const wb_model *m, vector_map F, const void *arg, int inner,
+                                   fd_work *w, int k, const double *q, double *J)
+{
+    if (m->capabilities & WB_CAP_LIE_GROUP)
+        group_central_jacobian(m, F, arg, inner, w, k, q, J);
+    else
+        central_jacobian(m, F, arg, inner, w, m->nq, k, q, J);
+}
+
+void fd_configuration_jacobian(const wb_model *m, int inner, double *scratch,
+                               void (*F)(void *ctx, const double *q, double *out), void *ctx,
+                               int k, const double *q, double *J)
+{
+    fd_work w = split(m, scratch);
+    user_map call = {F, ctx};
+    configuration_jacobian(m, map_user, &call, inner, &w, k, q, J);
 }
 
 /* ---- mechanical ------------------------------------------------------------ */
@@ -235,7 +296,7 @@ void fd_nh_jacobian_v(const wb_model *m, double *scratch, const double *q,
 {
     fd_work w = split(m, scratch);
     fixed_point arg = {q, v, NULL};
-    central_jacobian(m, map_phi_of_v, &arg, 0, &w, m->nq, m->n_nonholonomic, v, A);
+    central_jacobian(m, map_phi_of_v, &arg, 0, &w, m->nv, m->n_nonholonomic, v, A);
 }
 
 void fd_nh_jacobian_q(const wb_model *m, double *scratch, const double *q,
@@ -243,17 +304,17 @@ void fd_nh_jacobian_q(const wb_model *m, double *scratch, const double *q,
 {
     fd_work w = split(m, scratch);
     fixed_point arg = {q, v, NULL};
-    central_jacobian(m, map_phi_of_q, &arg, 0, &w, m->nq, m->n_nonholonomic, q, B);
+    configuration_jacobian(m, map_phi_of_q, &arg, 0, &w, m->n_nonholonomic, q, B);
 }
 
 /* out = D_v Phi(q, v)^T lam, as a function of v (vv) or of q (qv). */
 static void transpose_times(const wb_model *m, const double *A, const double *lam,
                             double *out)
 {
-    for (int i = 0; i < m->nq; i++) {
+    for (int i = 0; i < m->nv; i++) {
         double s = 0;
         for (int a = 0; a < m->n_nonholonomic; a++)
-            s += lam[a] * A[a * m->nq + i];
+            s += lam[a] * A[a * m->nv + i];
         out[i] = s;
     }
 }
@@ -279,7 +340,7 @@ void fd_nh_hessian_vv_contract(const wb_model *m, int inner, double *scratch, co
 {
     fd_work w = split(m, scratch);
     fixed_point arg = {q, v, lam};
-    central_jacobian(m, map_jv_of_v, &arg, inner, &w, m->nq, m->nq, v, out);
+    central_jacobian(m, map_jv_of_v, &arg, inner, &w, m->nv, m->nv, v, out);
 }
 
 void fd_nh_hessian_qv_contract(const wb_model *m, int inner, double *scratch, const double *q,
@@ -287,5 +348,5 @@ void fd_nh_hessian_qv_contract(const wb_model *m, int inner, double *scratch, co
 {
     fd_work w = split(m, scratch);
     fixed_point arg = {q, v, lam};
-    central_jacobian(m, map_jv_of_q, &arg, inner, &w, m->nq, m->nq, q, out);
+    configuration_jacobian(m, map_jv_of_q, &arg, inner, &w, m->nv, q, out);
 }

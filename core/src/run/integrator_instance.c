@@ -347,32 +347,46 @@ static int aux_size(const wb_aux_spec *a, const wb_model *view)
     return a->size;
 }
 
-static int resolve_aux(integrator *it)
+uint32_t integrator_aux_count(const method_config *cfg)
 {
-    const wb_method *m = it->cfg->method;
-    const wb_model *view = model_instance_view(it->model);
-    it->aux = calloc(m->n_aux + 1, sizeof *it->aux);
-    if (!it->aux) {
-        host_error("out of memory");
-        return -1;
-    }
-    it->n_aux_groups = (int)m->n_aux;
-    descriptor_offset_fn offset = descriptor_aux_time_offset(m);
-    for (uint32_t i = 0; i < m->n_aux; i++) {
-        const wb_aux_spec *a = descriptor_aux(m, i);
-        int size = aux_size(a, view);
-        double theta = a->time == WB_AUX_AT_OFFSET
-                           ? offset(method_config_plugin_values(it->cfg), i) : 0.0;
+    return cfg->method->n_aux;
+}
+
+int integrator_aux_group(const method_config *cfg, const model_instance *mi, uint32_t i,
+                         aux_column *out)
+{
+    const wb_method *m = cfg->method;
+    const wb_aux_spec *a = descriptor_aux(m, i);
+    double theta = 0.0;
+    if (a->time == WB_AUX_AT_OFFSET) {
+        theta = descriptor_aux_time_offset(m)(method_config_plugin_values(cfg), i);
         if (!isfinite(theta)) {
             char full[256];
-            method_config_name(it->cfg, full, sizeof full);
+            method_config_name(cfg, full, sizeof full);
             host_error("method '%s': aux unknown '%s' belongs to a non-finite fraction of "
                        "the step", full, a->name);
             return -1;
         }
-        it->aux[i] = (aux_column){a->name, size, a->time, it->aux_total,
-                                  descriptor_aux_flags(m, i), theta};
-        it->aux_total += size;
+    }
+    *out = (aux_column){a->name, aux_size(a, model_instance_view(mi)), a->time, 0,
+                        descriptor_aux_flags(m, i), theta};
+    return 0;
+}
+
+static int resolve_aux(integrator *it)
+{
+    uint32_t count = integrator_aux_count(it->cfg);
+    it->aux = calloc(count + 1, sizeof *it->aux);
+    if (!it->aux) {
+        host_error("out of memory");
+        return -1;
+    }
+    it->n_aux_groups = (int)count;
+    for (uint32_t i = 0; i < count; i++) {
+        if (integrator_aux_group(it->cfg, it->model, i, &it->aux[i]) != 0)
+            return -1;
+        it->aux[i].offset = it->aux_total;
+        it->aux_total += it->aux[i].size;
     }
     return 0;
 }

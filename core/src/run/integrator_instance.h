@@ -62,6 +62,13 @@ typedef struct integrator {
     int aux_total;
 } integrator;
 
+/* The method's aux groups on model `mi`: how many, and group i (its
+ * offset left 0: the groups are laid out one after another).  -1 with a
+ * message when the method gives a non-finite time offset. */
+uint32_t integrator_aux_count(const method_config *cfg);
+int integrator_aux_group(const method_config *cfg, const model_instance *mi, uint32_t i,
+                         aux_column *out);
+
 /* 0 when `cfg` can integrate `mi` (required extensions, constraint kinds),
  * else -1 with the reason in host_last_error(). */
 int integrator_check_compatible(const method_config *cfg, const model_instance *mi);

@@ -1,5 +1,6 @@
 /* Model instances and the resolved view handed to integrators. */
 #include "run/model_instance.h"
+#include "run/model_view_internal.h"
 #include "host/host.h"
 #include "wb_fd.h"
 #include "wb_vec.h"
@@ -8,44 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every fallback owns a scratch region, so fallbacks may nest (an FD
- * Hessian calling an FD gradient) without sharing memory. */
-enum slot_id {
-    SLOT_MASS_SOLVE, SLOT_GRADIENT, SLOT_HESSIAN, SLOT_KINETIC, SLOT_ENERGY,
-    SLOT_JACOBIAN, SLOT_CONTRACT, SLOT_HVECTOR, SLOT_THIRD, SLOT_HIDDEN,
-    SLOT_INDEX1, SLOT_NH_JV, SLOT_NH_JQ, SLOT_NH_VV, SLOT_NH_QV, SLOT_COUNT
-};
-
-typedef struct fallback_slot {
-    model_instance *owner;
-    double *scratch;
-    int *pivots;
-} fallback_slot;
-
-struct model_instance {
-    const plugin *plugin;
-    void *self;
-    wb_model_info info;
-    double *params;
-    model_extensions ext;
-    wb_model view;
-    fallback_slot slots[SLOT_COUNT];
-    double *arena;
-    int *pivot_arena;
-    double *mass_factor; /* Cholesky factor of a constant mass matrix */
-    double *invariant_work; /* the discrete gradient's scratch */
-    fd_levels levels;
-};
-
 const wb_model *model_instance_view(const model_instance *mi) { return &mi->view; }
 const plugin *model_instance_plugin(const model_instance *mi) { return mi->plugin; }
 const double *model_instance_params(const model_instance *mi) { return mi->params; }
 const model_extensions *model_instance_extensions(const model_instance *mi) { return &mi->ext; }
 void *model_instance_self(const model_instance *mi) { return mi->self; }
 const fd_levels *model_instance_fd_levels(const model_instance *mi) { return &mi->levels; }
-
-#define EXT_FN(ext, type, field) \
-    (((ext) && WB_HAS_FIELD(ext, type, field)) ? (ext)->field : NULL)
 
 /* ---- fallbacks: ctx is a fallback_slot ------------------------------------ */
 
@@ -148,85 +117,6 @@ static void fb_hidden_constraints(void *ctx, const double *q, const double *p, d
         gv[k] = vec_dot(m->nq, G + (size_t)k * m->nq, v);
 }
 
-/* (G M^-1 G^T) lambda = v^T D^2g v + G w - G M^-1 (grad V + dT/dq),
- * with w = D_q[M^-1(q) p] v (zero for a constant mass). */
-static int fb_index1_multiplier(void *ctx, const double *q, const double *p, double *lambda)
-{
-    fallback_slot *s = ctx;
-    const wb_model *m = &s->owner->view;
-    const int n = m->nq, c = m->n_holonomic;
-    double *v = s->scratch, *f = v + n, *u = f + n, *w = u + n, *x = w + n;
-    double *G = x + n, *B = G + (size_t)c * n, *Y = B + (size_t)c * n;
-    double *S = Y + (size_t)c * n;
-    wb_mass_solve(m, q, p, v);
-    wb_potential_gradient(m, q, f);
-    wb_kinetic_gradient(m, q, p, u);
-    for (int i = 0; i < n; i++)
-        f[i] += u[i];
-    wb_mass_solve(m, q, f, u);
-    wb_constraint_jacobian(m, q, G);
-    wb_constraint_hessian_vector(m, q, v, B);
-    memset(w, 0, (size_t)n * sizeof(double));
-    if (!m->mass_constant) {
-        double eps = 0;
-        for (int i = 0; i < n; i++)
-            eps = fmax(eps, fabs(v[i]));
-        eps = eps > 0 ? wb_fd_step(1.0, 0) / eps : 0;
-        if (eps > 0) {
-            double *plus = Y, *minus = Y + n;
-            for (int i = 0; i < n; i++)
-                x[i] = q[i] + eps * v[i];
-            wb_mass_solve(m, x, p, plus);
-            for (int i = 0; i < n; i++)
-                x[i] = q[i] - eps * v[i];
-            wb_mass_solve(m, x, p, minus);
-            for (int i = 0; i < n; i++)
-                w[i] = (plus[i] - minus[i]) / (2 * eps);
-        }
-    }
-    for (int k = 0; k < c; k++) {
-        const double *Gk = G + (size_t)k * n;
-        lambda[k] = vec_dot(n, B + (size_t)k * n, v) + vec_dot(n, Gk, w) - vec_dot(n, Gk, u);
-        wb_mass_solve(m, q, Gk, Y + (size_t)k * n);
-    }
-    for (int j = 0; j < c; j++)
-        for (int k = 0; k < c; k++)
-            S[j * c + k] = vec_dot(n, G + (size_t)j * n, Y + (size_t)k * n);
-    return linalg_dense_solve(host_services(), c, 1, S, s->pivots, lambda);
-}
-
-static void fb_nh_jacobian_v(void *ctx, const double *q, const double *v, double *A)
-{
-    fallback_slot *s = ctx;
-    fd_nh_jacobian_v(&s->owner->view, s->scratch, q, v, A);
-}
-
-static void fb_nh_jacobian_q(void *ctx, const double *q, const double *v, double *B)
-{
-    fallback_slot *s = ctx;
-    fd_nh_jacobian_q(&s->owner->view, s->scratch, q, v, B);
-}
-
-static void fb_nh_vv(void *ctx, const double *q, const double *v, const double *lam,
-                     double *out)
-{
-    fallback_slot *s = ctx;
-    const wb_model *m = &s->owner->view;
-    if (m->nonholonomic_flags & (WB_NONHOLONOMIC_LINEAR | WB_NONHOLONOMIC_AFFINE)) {
-        memset(out, 0, (size_t)m->nq * m->nq * sizeof(double));
-        return;
-    }
-    fd_nh_hessian_vv_contract(m, s->owner->levels.nh_jacobian_v, s->scratch, q, v, lam, out);
-}
-
-static void fb_nh_qv(void *ctx, const double *q, const double *v, const double *lam,
-                     double *out)
-{
-    fallback_slot *s = ctx;
-    fd_nh_hessian_qv_contract(&s->owner->view, s->owner->levels.nh_jacobian_v, s->scratch, q, v,
-                              lam, out);
-}
-
 /* Greenspan: sum_i [V_i(pi_i(q1)) - V_i(pi_i(q0))] / [pi_i(q1) - pi_i(q0)]
  * grad pi_i(q_mid).  Where the two invariants nearly agree the quotient is
  * 0/0-prone and V_i' at their mean replaces it (to O(d^2)); the model may
@@ -310,18 +200,6 @@ static int fb_no_generator(void *ctx, int index, const double *q, double *xi)
 
 /* ---- building the view ------------------------------------------------------ */
 
-/* Bind the model's own function when it has one, else the fallback. */
-#define BIND(member, own, fallback, slot)              \
-    do {                                               \
-        if (own) {                                     \
-            v->member.fn = (own);                      \
-            v->member.ctx = mi->self;                  \
-        } else {                                       \
-            v->member.fn = (fallback);                 \
-            v->member.ctx = &mi->slots[slot];          \
-        }                                              \
-    } while (0)
-
 static int bind_mechanical(model_instance *mi)
 {
     wb_model *v = &mi->view;
@@ -331,6 +209,7 @@ static int bind_mechanical(model_instance *mi)
                    v->name, WB_EXT_MECHANICAL);
         return -1;
     }
+    v->capabilities |= WB_CAP_MECHANICAL;
     v->mass.fn = e->mass, v->mass.ctx = mi->self;
     v->potential.fn = e->potential, v->potential.ctx = mi->self;
     BIND(mass_solve, EXT_FN(e, wb_mechanical_ext, mass_solve), fb_mass_solve, SLOT_MASS_SOLVE);
@@ -367,11 +246,6 @@ static int bind_holonomic(model_instance *mi)
                    WB_EXT_HOLONOMIC);
         return -1;
     }
-    if (!mi->ext.mechanical) {
-        host_error("model '%s': holonomic constraints need the %s extension too",
-                   v->name, WB_EXT_MECHANICAL);
-        return -1;
-    }
     v->holonomic_flags = e->flags;
     v->constraints.fn = e->constraints, v->constraints.ctx = mi->self;
     BIND(constraint_jacobian, EXT_FN(e, wb_holonomic_ext, jacobian),
@@ -387,31 +261,7 @@ static int bind_holonomic(model_instance *mi)
     l->contract = EXT_FN(e, wb_holonomic_ext, hessian_contract) ? 0 : l->jacobian + 1;
     v->hidden_constraints.fn = fb_hidden_constraints;
     v->hidden_constraints.ctx = &mi->slots[SLOT_HIDDEN];
-    v->index1_multiplier.fn = fb_index1_multiplier;
-    v->index1_multiplier.ctx = &mi->slots[SLOT_INDEX1];
     v->capabilities |= WB_CAP_HOLONOMIC;
-    return 0;
-}
-
-static int bind_nonholonomic(model_instance *mi)
-{
-    wb_model *v = &mi->view;
-    const wb_nonholonomic_ext *e = mi->ext.nonholonomic;
-    if (!EXT_FN(e, wb_nonholonomic_ext, constraints)) {
-        host_error("model '%s': extension %s must provide constraints()", v->name,
-                   WB_EXT_NONHOLONOMIC);
-        return -1;
-    }
-    v->nonholonomic_flags = e->flags;
-    v->nh_constraints.fn = e->constraints, v->nh_constraints.ctx = mi->self;
-    BIND(nh_jacobian_v, EXT_FN(e, wb_nonholonomic_ext, jacobian_v), fb_nh_jacobian_v, SLOT_NH_JV);
-    BIND(nh_jacobian_q, EXT_FN(e, wb_nonholonomic_ext, jacobian_q), fb_nh_jacobian_q, SLOT_NH_JQ);
-    BIND(nh_hessian_vv_contract, EXT_FN(e, wb_nonholonomic_ext, hessian_vv_contract),
-         fb_nh_vv, SLOT_NH_VV);
-    BIND(nh_hessian_qv_contract, EXT_FN(e, wb_nonholonomic_ext, hessian_qv_contract),
-         fb_nh_qv, SLOT_NH_QV);
-    mi->levels.nh_jacobian_v = EXT_FN(e, wb_nonholonomic_ext, jacobian_v) ? 0 : 1;
-    v->capabilities |= WB_CAP_NONHOLONOMIC;
     return 0;
 }
 
@@ -441,45 +291,16 @@ static int bind_invariants_and_energy(model_instance *mi)
         v->energy.fn = own_energy, v->energy.ctx = mi->self;
     } else if (mi->ext.mechanical) {
         v->energy.fn = fb_energy, v->energy.ctx = &mi->slots[SLOT_ENERGY];
-    } else if (mi->ext.lie_hamiltonian) {
+    } else if (mi->ext.lie_group && mi->ext.lie_hamiltonian) {
         v->energy.fn = fb_lie_energy, v->energy.ctx = &mi->slots[SLOT_ENERGY];
-    }
-    return 0;
-}
-
-static int bind_lie(model_instance *mi)
-{
-    wb_model *v = &mi->view;
-    const wb_lie_group_ext *g = mi->ext.lie_group;
-    const wb_lie_hamiltonian_ext *h = mi->ext.lie_hamiltonian;
-    if (g) {
-        if (!g->identity || !g->compose || !g->inverse || !g->exp || !g->dexp ||
-            !g->dexpinv || !g->ad || !g->ad_star || !g->Ad || !g->Ad_star) {
-            host_error("model '%s': extension %s must provide identity, compose, inverse, "
-                       "exp, dexp, dexpinv, ad, ad_star, Ad and Ad_star", v->name,
-                       WB_EXT_LIE_GROUP);
-            return -1;
-        }
-        v->lie_group = g;
-        v->capabilities |= WB_CAP_LIE_GROUP;
-    }
-    if (h) {
-        if (!g || !h->hamiltonian || !h->vector_field) {
-            host_error("model '%s': extension %s needs %s and both of its functions",
-                       v->name, WB_EXT_LIE_HAMILTONIAN, WB_EXT_LIE_GROUP);
-            return -1;
-        }
-        v->lie_hamiltonian = h;
-        v->capabilities |= WB_CAP_LIE_HAMILTONIAN;
-    }
-    v->lie_self = mi->self;
+    } /* a Lagrangian group model: bind_lie's <mu, xi> - l */
     return 0;
 }
 
 static int allocate_slots(model_instance *mi)
 {
     size_t per_slot = fd_scratch_size(&mi->view);
-    int pivots = mi->info.n_holonomic + mi->info.n_nonholonomic + mi->info.nq + 1;
+    int pivots = mi->info.n_holonomic + mi->info.n_nonholonomic + mi->info.nq + mi->info.nv + 1;
     mi->arena = calloc(per_slot * SLOT_COUNT, sizeof(double));
     mi->pivot_arena = calloc((size_t)pivots * SLOT_COUNT, sizeof(int));
     if (!mi->arena || !mi->pivot_arena) {
@@ -492,6 +313,73 @@ static int allocate_slots(model_instance *mi)
         mi->slots[i].pivots = mi->pivot_arena + (size_t)pivots * i;
     }
     return 0;
+}
+
+/* A combination of extensions the host refuses, with the reason. */
+typedef struct refusal {
+    int applies;
+    const char *why;
+} refusal;
+
+static int refuse_first(const model_instance *mi, const refusal *rules, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (rules[i].applies) {
+            host_error("model '%s': %s", mi->plugin->entry->name, rules[i].why);
+            return -1;
+        }
+    return 0;
+}
+
+/* On a group: its own dynamics and constraints, never the vector-space
+ * extensions (whose q-derivatives and M^-1 p assume nv == nq coordinates). */
+static int check_group_combination(const model_instance *mi)
+{
+    const model_extensions *e = &mi->ext;
+    const refusal rules[] = {
+        {e->mechanical != NULL,
+         "a Lie-group model (" WB_EXT_LIE_GROUP ") cannot use " WB_EXT_MECHANICAL
+         ", which describes a vector space: give its dynamics by " WB_EXT_LIE_HAMILTONIAN
+         " or " WB_EXT_LIE_LAGRANGIAN},
+        {e->holonomic != NULL || mi->info.n_holonomic > 0,
+         "holonomic constraints on a Lie-group model are not supported (" WB_EXT_HOLONOMIC
+         " describes a vector space); write the constraint into the group or as velocity "
+         "constraints (" WB_EXT_LIE_NONHOLONOMIC ")"},
+        {e->nonholonomic != NULL,
+         "a Lie-group model gives its velocity constraints by " WB_EXT_LIE_NONHOLONOMIC
+         " (phi(g, xi), right-trivialised), not " WB_EXT_NONHOLONOMIC
+         " (which needs " WB_EXT_MECHANICAL " and nq velocities)"},
+        {mi->info.n_nonholonomic > 0 && !e->lie_nonholonomic,
+         "it reports nonholonomic constraints but has no " WB_EXT_LIE_NONHOLONOMIC
+         " extension"},
+        {!e->lie_hamiltonian && !e->lie_lagrangian,
+         "a Lie-group model needs " WB_EXT_LIE_HAMILTONIAN " or " WB_EXT_LIE_LAGRANGIAN
+         ": nothing to integrate"},
+    };
+    return refuse_first(mi, rules, sizeof rules / sizeof rules[0]);
+}
+
+static int check_vector_combination(const model_instance *mi)
+{
+    const model_extensions *e = &mi->ext;
+    const refusal rules[] = {
+        {e->lie_hamiltonian || e->lie_lagrangian || e->lie_nonholonomic,
+         "the Lie-group extensions (" WB_EXT_LIE_HAMILTONIAN ", " WB_EXT_LIE_LAGRANGIAN ", "
+         WB_EXT_LIE_NONHOLONOMIC ") need " WB_EXT_LIE_GROUP},
+        {mi->info.n_holonomic > 0 && !e->holonomic,
+         "it reports holonomic constraints but has no " WB_EXT_HOLONOMIC " extension"},
+        {mi->info.n_holonomic > 0 && !e->mechanical,
+         "holonomic constraints need the " WB_EXT_MECHANICAL " extension too"},
+        {mi->info.n_nonholonomic > 0 && !e->nonholonomic,
+         "it reports nonholonomic constraints but has no " WB_EXT_NONHOLONOMIC " extension"},
+        {mi->info.n_nonholonomic > 0 && !e->mechanical,
+         "nonholonomic constraints Phi(q, v) need " WB_EXT_MECHANICAL
+         " (the velocity is M^-1 p)"},
+        {!e->mechanical, "it provides neither " WB_EXT_MECHANICAL " nor " WB_EXT_LIE_GROUP
+                         " with " WB_EXT_LIE_HAMILTONIAN " or " WB_EXT_LIE_LAGRANGIAN
+                         ": nothing to integrate"},
+    };
+    return refuse_first(mi, rules, sizeof rules / sizeof rules[0]);
 }
 
 static int check_info(model_instance *mi)
@@ -510,22 +398,7 @@ static int check_info(model_instance *mi)
                    in->nq);
         return -1;
     }
-    if (in->n_holonomic > 0 && !mi->ext.holonomic) {
-        host_error("model '%s' reports %d holonomic constraints but has no %s extension",
-                   name, in->n_holonomic, WB_EXT_HOLONOMIC);
-        return -1;
-    }
-    if (in->n_nonholonomic > 0 && !mi->ext.nonholonomic) {
-        host_error("model '%s' reports %d nonholonomic constraints but has no %s extension",
-                   name, in->n_nonholonomic, WB_EXT_NONHOLONOMIC);
-        return -1;
-    }
-    if (!mi->ext.mechanical && !mi->ext.lie_hamiltonian) {
-        host_error("model '%s' provides neither %s nor %s: nothing to integrate", name,
-                   WB_EXT_MECHANICAL, WB_EXT_LIE_HAMILTONIAN);
-        return -1;
-    }
-    return 0;
+    return mi->ext.lie_group ? check_group_combination(mi) : check_vector_combination(mi);
 }
 
 /* Every member up to an extension's last ABI 1.0 member is read directly
@@ -552,6 +425,11 @@ static int check_extension_sizes(const model_instance *mi)
         {WB_EXT_POTENTIAL_INVARIANTS, EXT_TOO_SMALL(e->potential_invariants,
                                                     wb_potential_invariants_ext,
                                                     difference_quotient)},
+        /* defined in 1.1: their first layout */
+        {WB_EXT_LIE_LAGRANGIAN,
+         EXT_TOO_SMALL(e->lie_lagrangian, wb_lie_lagrangian_ext, force_jacobian_g)},
+        {WB_EXT_LIE_NONHOLONOMIC,
+         EXT_TOO_SMALL(e->lie_nonholonomic, wb_lie_nonholonomic_ext, hessian_gxi_contract)},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (rows[i].too_small) {
@@ -574,8 +452,30 @@ static void query_extensions(model_instance *mi)
     mi->ext.lie_group = c->get_extension(WB_EXT_LIE_GROUP);
     mi->ext.lie_hamiltonian = c->get_extension(WB_EXT_LIE_HAMILTONIAN);
     mi->ext.potential_invariants = c->get_extension(WB_EXT_POTENTIAL_INVARIANTS);
+    mi->ext.lie_lagrangian = c->get_extension(WB_EXT_LIE_LAGRANGIAN);
+    mi->ext.lie_nonholonomic = c->get_extension(WB_EXT_LIE_NONHOLONOMIC);
 }
 
+/* Any extension by id, for plugins that know ids this host does not. */
+static const void *view_extension(void *ctx, const char *id)
+{
+    const model_instance *mi = ctx;
+    return id ? mi->plugin->model->get_extension(id) : NULL;
+}
+
+static void bind_initial_state(model_instance *mi)
+{
+    wb_model *v = &mi->view;
+    if (!EXT_FN(mi->ext.initial, wb_initial_state_ext, initial))
+        return;
+    v->initial.fn = mi->ext.initial->initial;
+    v->initial.ctx = mi->self;
+    v->capabilities |= WB_CAP_INITIAL_STATE;
+}
+
+/* Order matters: the velocity constraints need the mechanical or Lie
+ * dynamics bound, and the model's own energy (invariants) overrides the
+ * host's. */
 static int build_view(model_instance *mi)
 {
     wb_model *v = &mi->view;
@@ -585,31 +485,23 @@ static int build_view(model_instance *mi)
     v->nv = mi->info.nv;
     v->n_holonomic = mi->info.n_holonomic;
     v->n_nonholonomic = mi->info.n_nonholonomic;
+    v->n_invariants = mi->info.n_invariants;
     v->mass_constant = mi->info.mass_constant;
     v->invariant_names = mi->info.invariant_names;
+    v->extension.fn = view_extension, v->extension.ctx = mi;
+    v->model_self = mi->self;
     if (allocate_slots(mi) != 0)
         return -1;
-    if (mi->ext.mechanical) {
-        v->capabilities |= WB_CAP_MECHANICAL;
-        if (bind_mechanical(mi) != 0)
-            return -1;
-    }
+    if (mi->ext.mechanical && bind_mechanical(mi) != 0)
+        return -1;
     if (mi->info.n_holonomic > 0 && bind_holonomic(mi) != 0)
         return -1;
-    if (mi->info.n_nonholonomic > 0 && bind_nonholonomic(mi) != 0)
-        return -1;
-    v->n_invariants = mi->info.n_invariants;
-    if (bind_invariants_and_energy(mi) != 0)
-        return -1;
-    if (bind_lie(mi) != 0)
+    if (bind_lie(mi) != 0 || bind_velocity_constraints(mi) != 0 ||
+        bind_invariants_and_energy(mi) != 0)
         return -1;
     if (mi->ext.potential_invariants && bind_potential_invariants(mi) != 0)
         return -1;
-    if (EXT_FN(mi->ext.initial, wb_initial_state_ext, initial)) {
-        v->initial.fn = mi->ext.initial->initial;
-        v->initial.ctx = mi->self;
-        v->capabilities |= WB_CAP_INITIAL_STATE;
-    }
+    bind_initial_state(mi);
     return 0;
 }
 
@@ -667,6 +559,7 @@ void model_instance_destroy(model_instance *mi)
     free(mi->pivot_arena);
     free(mi->mass_factor);
     free(mi->invariant_work);
+    release_lie(mi);
     free(mi->params);
     free(mi);
 }

@@ -17,6 +17,8 @@ typedef struct model_extensions {
     const wb_lie_group_ext *lie_group;
     const wb_lie_hamiltonian_ext *lie_hamiltonian;
     const wb_potential_invariants_ext *potential_invariants;
+    const wb_lie_lagrangian_ext *lie_lagrangian;
+    const wb_lie_nonholonomic_ext *lie_nonholonomic;
 } model_extensions;
 
 /* params: one value per class parameter, or NULL for the defaults.
@@ -61,6 +63,12 @@ void fd_constraint_hessian_vector(const wb_model *m, int inner, double *scratch,
 void fd_constraint_third_contract(const wb_model *m, int inner, double *scratch,
                                   const double *q, const double *mu, const double *w,
                                   double *D);
+/* J (k x n) = d/dq F(q) for a function of the configuration: n = nq
+ * central differences on a vector space, n = nv right-trivialised ones
+ * (column j = d/de F(exp(e E_j) q)) on a group. */
+void fd_configuration_jacobian(const wb_model *m, int inner, double *scratch,
+                               void (*F)(void *ctx, const double *q, double *out), void *ctx,
+                               int k, const double *q, double *J);
 void fd_nh_jacobian_v(const wb_model *m, double *scratch, const double *q,
                       const double *v, double *A);
 void fd_nh_jacobian_q(const wb_model *m, double *scratch, const double *q,

@@ -1,0 +1,74 @@
+/* What the files that build the model view share (model_instance.c,
+ * constraint_view.c, lie_view.c): the instance's layout, the fallback
+ * slots and the binding macros.  Private to run/. */
+#ifndef RUN_MODEL_VIEW_INTERNAL_H
+#define RUN_MODEL_VIEW_INTERNAL_H
+
+#include "run/model_instance.h"
+
+/* Every fallback owns a scratch region, so fallbacks may nest (an FD
+ * Hessian calling an FD gradient, a multiplier calling an FD Jacobian)
+ * without sharing memory. */
+enum slot_id {
+    SLOT_MASS_SOLVE, SLOT_GRADIENT, SLOT_HESSIAN, SLOT_KINETIC, SLOT_ENERGY,
+    SLOT_JACOBIAN, SLOT_CONTRACT, SLOT_HVECTOR, SLOT_THIRD, SLOT_HIDDEN,
+    SLOT_INDEX1, SLOT_NH_JV, SLOT_NH_JQ, SLOT_NH_VV, SLOT_NH_QV, SLOT_NH_MULTIPLIER,
+    SLOT_VELOCITY, SLOT_LIE_DEXP_STAR, SLOT_LIE_DEXPINV_STAR, SLOT_LIE_DCAY,
+    SLOT_LIE_DCAY_STAR, SLOT_LIE_DCAYINV_STAR, SLOT_LIE_DERIVATIVE_STAR,
+    SLOT_LIE_FIELD, SLOT_LIE_VELOCITY, SLOT_LIE_MOMENTUM_XI, SLOT_LIE_MOMENTUM_G,
+    SLOT_LIE_FORCE_G, SLOT_COUNT
+};
+
+typedef struct fallback_slot {
+    model_instance *owner;
+    double *scratch;   /* fd_scratch_size(view) doubles        */
+    int *pivots;       /* m + k + nq + nv + 1 ints              */
+} fallback_slot;
+
+struct model_instance {
+    const plugin *plugin;
+    void *self;
+    wb_model_info info;
+    double *params;
+    model_extensions ext;
+    wb_model view;
+    fallback_slot slots[SLOT_COUNT];
+    double *arena;
+    int *pivot_arena;
+    double *mass_factor;    /* Cholesky factor of a constant mass matrix */
+    double *invariant_work; /* the discrete gradient's scratch           */
+    wb_newton *legendre;    /* Newton for the inverse Legendre transform */
+    fd_levels levels;
+};
+
+/* The model's own member when its struct holds it and it is set, else NULL. */
+#define EXT_FN(ext, type, field) \
+    (((ext) && WB_HAS_FIELD(ext, type, field)) ? (ext)->field : NULL)
+
+/* Bind the model's own function when it has one, else the fallback with
+ * its slot as context.  Expects `mi` and `v` (the view) in scope. */
+#define BIND(member, own, fallback, slot)              \
+    do {                                               \
+        if (own) {                                     \
+            v->member.fn = (own);                      \
+            v->member.ctx = mi->self;                  \
+        } else {                                       \
+            v->member.fn = (fallback);                 \
+            v->member.ctx = &mi->slots[slot];          \
+        }                                              \
+    } while (0)
+
+/* Bind the host's own function (no model member) with its slot. */
+#define BIND_HOST(member, fallback, slot)              \
+    do {                                               \
+        v->member.fn = (fallback);                     \
+        v->member.ctx = &mi->slots[slot];              \
+    } while (0)
+
+/* The binding steps of build_view that live in their own files; each
+ * returns 0, or -1 with the reason in host_last_error(). */
+int bind_velocity_constraints(model_instance *mi); /* constraint_view.c */
+int bind_lie(model_instance *mi);                  /* lie_view.c        */
+void release_lie(model_instance *mi);
+
+#endif
