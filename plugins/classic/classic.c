@@ -7,7 +7,9 @@ static const wb_method *const methods[] = {
     &classic_rattle,
     &classic_verlet,
     &classic_rk4,
+    &classic_rkmk4,
 };
 
-WB_INTEGRATOR_PLUGIN("classic", "SHAKE, RATTLE, Stormer-Verlet and classical RK4",
-                     "SHAKE, RATTLE, Stormer-Verlet, RK4", methods);
+WB_INTEGRATOR_PLUGIN("classic",
+                     "SHAKE, RATTLE, Stormer-Verlet, classical RK4 and RK4 as RKMK on T*G",
+                     "SHAKE, RATTLE, Stormer-Verlet, RK4, RKMK4", methods);

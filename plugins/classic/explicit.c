@@ -3,9 +3,10 @@
  * verlet: Stormer-Verlet (kick-drift-kick) for unconstrained models with a
  *   constant mass matrix; symplectic, symmetric, order 2.
  * rk4: the classical Runge-Kutta method on Hamilton's equations
- *   q' = M^-1 p, p' = -grad V - dT/dq.  On a model with holonomic
- *   constraints it integrates the index-1 formulation (the multiplier from
- *   the host's index1_multiplier) without projection: the classical,
+ *   q' = M^-1 p, p' = -grad V - dT/dq.  On a model with holonomic or
+ *   nonholonomic constraints it integrates the index-1 formulation (the
+ *   multipliers from the host's consistent ones, index1_multiplier and
+ *   nh_multiplier) without projection: the classical,
  *   non-structure-preserving baseline whose constraints drift. */
 #include "classic.h"
 #include "wb_mass.h"
@@ -116,7 +117,7 @@ const wb_method classic_verlet = {
 
 typedef struct rk4 {
     const wb_model *model;
-    int n, m;
+    int n, m, k_nh;
     double *k, *y, *tmp, *lambda, *G;
 } rk4;
 
@@ -125,20 +126,21 @@ static int rk4_create(const wb_host *host, const wb_model *model, const wb_optio
 {
     (void)host, (void)opts;
     rk4 *r = calloc(1, sizeof *r);
-    const int n = model->nq, m = model->n_holonomic;
-    double *block = calloc((size_t)(8 * n + 2 * n + n + m + m * n + 1), sizeof(double));
+    const int n = model->nq, m = model->n_holonomic, k_nh = model->n_nonholonomic;
+    const int c = m > k_nh ? m : k_nh; /* lambda and G hold either kind's */
+    double *block = calloc((size_t)(8 * n + 2 * n + n + c + c * n + 1), sizeof(double));
     if (!r || !block) {
         free(r);
         free(block);
         host->error(host, "classic: out of memory");
         return WB_ERR_NOMEM;
     }
-    r->model = model, r->n = n, r->m = m;
+    r->model = model, r->n = n, r->m = m, r->k_nh = k_nh;
     r->k = block;                  /* 4 stages of (dq, dp): 8n */
     r->y = block + 8 * n;          /* stage state (q, p): 2n */
     r->tmp = r->y + 2 * n;         /* n */
-    r->lambda = r->tmp + n;        /* m */
-    r->G = r->lambda + m;          /* m x n */
+    r->lambda = r->tmp + n;        /* max(m, k) */
+    r->G = r->lambda + c;          /* max(m, k) x n */
     *inst = r;
     return WB_OK;
 }
@@ -157,7 +159,15 @@ static int rk4_reset(void *inst, double t, const double *q, const double *p)
     return WB_OK;
 }
 
-/* (dq, dp) = f(q, p), with the index-1 multiplier on a constrained model. */
+/* dp -= C^T lambda for c constraints with Jacobian C (c x n). */
+static void constraint_force(int n, int c, const double *C, const double *lambda, double *dp)
+{
+    for (int k = 0; k < c; k++)
+        vec_axpy(n, -lambda[k], C + (size_t)k * n, dp);
+}
+
+/* (dq, dp) = f(q, p), with the consistent multipliers on a constrained
+ * model (one joint system when it has both kinds). */
 static int rk4_field(rk4 *r, const double *q, const double *p, double *dq, double *dp,
                      wb_step_stats *stats)
 {
@@ -173,8 +183,15 @@ static int rk4_field(rk4 *r, const double *q, const double *p, double *dq, doubl
         if (status != WB_OK)
             return status;
         wb_constraint_jacobian(r->model, q, r->G);
-        for (int k = 0; k < r->m; k++)
-            vec_axpy(n, -r->lambda[k], r->G + (size_t)k * n, dp);
+        constraint_force(n, r->m, r->G, r->lambda, dp);
+        stats->linear_solves++;
+    }
+    if (r->k_nh > 0) {
+        int status = wb_nh_multiplier(r->model, q, p, r->lambda);
+        if (status != WB_OK)
+            return status;
+        wb_nh_jacobian_v(r->model, q, dq, r->G);
+        constraint_force(n, r->k_nh, r->G, r->lambda, dp);
         stats->linear_solves++;
     }
     return WB_OK;
@@ -226,7 +243,7 @@ const wb_method classic_rk4 = {
     .name = "rk4",
     .doc = "classical explicit RK4 on Hamilton's equations (index-1 form if constrained)",
     .requires = mechanical_only,
-    .handles = WB_HANDLES_UNCONSTRAINED | WB_HANDLES_HOLONOMIC,
+    .handles = WB_HANDLES_UNCONSTRAINED | WB_HANDLES_HOLONOMIC | WB_HANDLES_NONHOLONOMIC,
     .order_doc = "4",
     .property_flags = WB_PROP_EXPLICIT,
     .describe = rk4_describe,

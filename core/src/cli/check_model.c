@@ -8,7 +8,9 @@
  * at one point is still measured against its size at the others.  A
  * derivative that is zero at every point is judged absolutely. */
 #include "cli/check_model.h"
+#include "cli/check_model_internal.h"
 #include "host/host.h"
+#include "run/projection.h"
 #include "wb_fd.h"
 #include "wb_vec.h"
 
@@ -16,86 +18,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define N_POINTS 3
-
-typedef struct checker {
-    FILE *out;
-    double tol;
-    int failures;
-    model_instance *mi;
-    const wb_model *m;
-    const model_extensions *ext;
-    const fd_levels *levels;
-    void *self;
-    double *q[N_POINTS], *p[N_POINTS];
-    double *a, *b, *c, *d, *scratch; /* work arrays */
-    double *mu, *w;                   /* fixed test vectors */
-} checker;
-
-/* The worst difference and the largest size seen over the check points. */
-typedef struct gap {
-    double diff, scale;
-} gap;
-
-static void gap_add(gap *g, int n, const double *analytic, const double *fd)
-{
-    for (int i = 0; i < n; i++) {
-        double d = fabs(analytic[i] - fd[i]);
-        if (!isfinite(analytic[i]) || !isfinite(fd[i]))
-            d = INFINITY;
-        g->diff = fmax(g->diff, d);
-        g->scale = fmax(g->scale, fmax(fabs(analytic[i]), fabs(fd[i])));
-    }
-}
-
-/* max(worst, x) that keeps a NaN (fmax drops it): a NaN must FAIL. */
-static double worse(double worst, double x)
-{
-    return isnan(x) || x > worst ? x : worst;
-}
-
-static double gap_error(const gap *g)
-{
-    return g->scale > 0 ? g->diff / g->scale : g->diff;
-}
-
-static void row(checker *c, const char *what, double err, const char *note)
-{
-    int ok = err <= c->tol;
-    if (!ok)
-        c->failures++;
-    fprintf(c->out, "  %-34s %10.2e   %s%s%s\n", what, err, ok ? "ok" : "FAIL",
-            note ? "   " : "", note ? note : "");
-}
-
-static void skipped(checker *c, const char *what, const char *why)
-{
-    fprintf(c->out, "  %-34s %10s   %s\n", what, "-", why);
-}
-
-/* Compare an analytic function with its finite differences at every point. */
-#define COMPARE(label, provided, count, analytic_call, fd_call)             \
-    do {                                                                    \
-        if (!(provided)) {                                                  \
-            skipped(c, label, "not provided: finite differences");          \
-            break;                                                          \
-        }                                                                   \
-        gap g = {0, 0};                                                     \
-        for (int k = 0; k < N_POINTS; k++) {                                \
-            analytic_call;                                                  \
-            fd_call;                                                        \
-            gap_add(&g, count, c->a, c->b);                                 \
-        }                                                                   \
-        row(c, label, gap_error(&g), NULL);                                 \
-    } while (0)
-
-/* Deterministic pseudo-random numbers in [-1, 1]. */
-static double jitter(unsigned *state)
-{
-    *state = *state * 1103515245u + 12345u;
-    return ((*state >> 8) & 0xffff) / 32767.5 - 1.0;
-}
 
 /* ---- mechanical ------------------------------------------------------------ */
 
@@ -189,112 +111,196 @@ static void check_holonomic(checker *c)
     }
 }
 
+/* Which nonholonomic derivatives the model gives itself, from either
+ * extension. */
+typedef struct own_nonholonomic {
+    int jacobian_v, jacobian_q, hessian_vv, hessian_qv;
+    uint32_t flags;
+} own_nonholonomic;
+
+static own_nonholonomic own_nonholonomic_of(const checker *c)
+{
+    own_nonholonomic o = {0};
+    const wb_lie_nonholonomic_ext *g = c->ext->lie_nonholonomic;
+    const wb_nonholonomic_ext *e = c->ext->nonholonomic;
+    if (c->m->capabilities & WB_CAP_LIE_GROUP)
+        o = (own_nonholonomic){g->jacobian_xi != NULL, g->jacobian_g != NULL,
+                               g->hessian_xixi_contract != NULL,
+                               g->hessian_gxi_contract != NULL, g->flags};
+    else
+        o = (own_nonholonomic){e->jacobian_v != NULL, e->jacobian_q != NULL,
+                               e->hessian_vv_contract != NULL,
+                               e->hessian_qv_contract != NULL, e->flags};
+    return o;
+}
+
+/* Phi(q, 2v) = 2 Phi(q, v) for constraints declared linear in v. */
+static void check_linear_in_velocity(checker *c, double *v)
+{
+    const wb_model *m = c->m;
+    const int n = m->nv, k_nh = m->n_nonholonomic;
+    gap linear = {0, 0};
+    for (int k = 0; k < N_POINTS; k++) {
+        wb_velocity(m, c->q[k], c->p[k], v);
+        wb_nh_constraints(m, c->q[k], v, c->a);
+        for (int i = 0; i < n; i++)
+            c->c[i] = 2 * v[i];
+        wb_nh_constraints(m, c->q[k], c->c, c->b);
+        for (int i = 0; i < k_nh; i++)
+            c->a[i] *= 2;
+        gap_add(&linear, k_nh, c->a, c->b);
+    }
+    row(c, "nonholonomic: linear in v", gap_error(&linear), NULL);
+}
+
 static void check_nonholonomic(checker *c)
 {
-    const wb_nonholonomic_ext *e = c->ext->nonholonomic;
-    const int n = c->m->nq, k_nh = c->m->n_nonholonomic;
+    const own_nonholonomic own = own_nonholonomic_of(c);
+    const int n = c->m->nv, k_nh = c->m->n_nonholonomic;
     double *v = c->d;
 #define NH_COMPARE(label, provided, count, analytic, fd)                    \
-    COMPARE(label, provided, count, (wb_mass_solve(c->m, c->q[k], c->p[k], v), analytic), fd)
-    NH_COMPARE("nh_jacobian_v", e->jacobian_v, k_nh * n,
+    COMPARE(label, provided, count, (wb_velocity(c->m, c->q[k], c->p[k], v), analytic), fd)
+    NH_COMPARE("nh_jacobian_v", own.jacobian_v, k_nh * n,
                wb_nh_jacobian_v(c->m, c->q[k], v, c->a),
                fd_nh_jacobian_v(c->m, c->scratch, c->q[k], v, c->b));
-    NH_COMPARE("nh_jacobian_q", e->jacobian_q, k_nh * n,
+    NH_COMPARE("nh_jacobian_q", own.jacobian_q, k_nh * n,
                wb_nh_jacobian_q(c->m, c->q[k], v, c->a),
                fd_nh_jacobian_q(c->m, c->scratch, c->q[k], v, c->b));
-    NH_COMPARE("nh_hessian_vv_contract", e->hessian_vv_contract, n * n,
-               WB_CALL(c->m, nh_hessian_vv_contract, c->q[k], v, c->mu, c->a),
+    NH_COMPARE("nh_hessian_vv_contract", own.hessian_vv, n * n,
+               wb_nh_hessian_vv_contract(c->m, c->q[k], v, c->mu, c->a),
                fd_nh_hessian_vv_contract(c->m, c->levels->nh_jacobian_v, c->scratch, c->q[k], v, c->mu, c->b));
-    NH_COMPARE("nh_hessian_qv_contract", e->hessian_qv_contract, n * n,
-               WB_CALL(c->m, nh_hessian_qv_contract, c->q[k], v, c->mu, c->a),
+    NH_COMPARE("nh_hessian_qv_contract", own.hessian_qv, n * n,
+               wb_nh_hessian_qv_contract(c->m, c->q[k], v, c->mu, c->a),
                fd_nh_hessian_qv_contract(c->m, c->levels->nh_jacobian_v, c->scratch, c->q[k], v, c->mu, c->b));
-    if (e->flags & WB_NONHOLONOMIC_LINEAR) {
-        gap linear = {0, 0};
-        for (int k = 0; k < N_POINTS; k++) {
-            wb_mass_solve(c->m, c->q[k], c->p[k], v);
-            wb_nh_constraints(c->m, c->q[k], v, c->a);
-            for (int i = 0; i < n; i++)
-                c->c[i] = 2 * v[i];
-            wb_nh_constraints(c->m, c->q[k], c->c, c->b);
-            for (int i = 0; i < k_nh; i++)
-                c->a[i] *= 2;
-            gap_add(&linear, k_nh, c->a, c->b);
-        }
-        row(c, "nonholonomic: linear in v", gap_error(&linear), NULL);
-    }
 #undef NH_COMPARE
+    if (own.flags & WB_NONHOLONOMIC_LINEAR)
+        check_linear_in_velocity(c, v);
 }
 
 /* ---- the initial state and the flow ------------------------------------------ */
 
-/* y' = f(y) for a mechanical model: q' = M^-1 p, p' = -grad V - dT/dq - G^T lambda. */
-static int vector_field(checker *c, const double *q, const double *p, double *dq, double *dp)
+/* Tangent coordinates of a state: nq position components on a vector
+ * space, nv on a group (a shift is exp(e xi) q there), then nv momenta. */
+static int tangent_size(const wb_model *m)
+{
+    return ((m->capabilities & WB_CAP_LIE_GROUP) ? m->nv : m->nq) + m->nv;
+}
+
+/* p' -= C^T nu for the velocity constraints' multipliers. */
+static int constraint_forces(checker *c, const double *q, const double *p, const double *v,
+                             double *dp)
 {
     const wb_model *m = c->m;
-    const int n = m->nq;
-    double *tmp = c->scratch;
-    wb_mass_solve(m, q, p, dq);
-    wb_potential_gradient(m, q, dp);
-    wb_kinetic_gradient(m, q, p, tmp);
-    for (int i = 0; i < n; i++)
-        dp[i] = -(dp[i] + tmp[i]);
+    const int nv = m->nv;
+    double *multiplier = c->scratch, *J = multiplier + m->n_holonomic + m->n_nonholonomic;
     if (m->n_holonomic > 0) {
-        double *lambda = tmp + n, *G = lambda + m->n_holonomic;
-        if (wb_index1_multiplier(m, q, p, lambda) != WB_OK)
+        if (wb_index1_multiplier(m, q, p, multiplier) != WB_OK)
             return -1;
-        wb_constraint_jacobian(m, q, G);
+        wb_constraint_jacobian(m, q, J);
         for (int k = 0; k < m->n_holonomic; k++)
-            for (int i = 0; i < n; i++)
-                dp[i] -= G[k * n + i] * lambda[k];
+            vec_axpy(nv, -multiplier[k], J + (size_t)k * nv, dp);
+    }
+    if (m->n_nonholonomic > 0) {
+        if (wb_nh_multiplier(m, q, p, multiplier) != WB_OK)
+            return -1;
+        wb_nh_jacobian_v(m, q, v, J);
+        for (int k = 0; k < m->n_nonholonomic; k++)
+            vec_axpy(nv, -multiplier[k], J + (size_t)k * nv, dp);
     }
     return 0;
 }
 
-/* The energy and the invariants at y + e f, f restricted to component
- * `only` (all components when only < 0), y = check point `point`; out
- * holds ninv + 1 values, the energy last. */
-static void shifted_integrals(checker *c, int point, const double *f, double e, int only,
-                              double *out)
+/* y' = f(y): q' = M^-1 p, p' = -grad V - dT/dq on a vector space; on a
+ * group xi = f1 and mu' = f2 - ad*_f1 mu; minus the constraint forces. */
+static int vector_field(checker *c, const double *q, const double *p, double *dq, double *dp)
 {
     const wb_model *m = c->m;
-    const int n = m->nq;
-    double *qs = c->b, *ps = c->b + n;
-    for (int i = 0; i < 2 * n; i++) {
-        double shift = (only < 0 || only == i) ? e * f[i] : 0.0;
-        if (i < n)
-            qs[i] = c->q[point][i] + shift;
-        else
-            ps[i - n] = c->p[point][i - n] + shift;
+    if (m->capabilities & WB_CAP_LIE_GROUP) {
+        double *f2 = c->c;
+        wb_lie_vector_field(m, q, p, dq, f2);
+        wb_lie_ad_star(m, dq, p, dp);
+        for (int i = 0; i < m->nv; i++)
+            dp[i] = f2[i] - dp[i];
+    } else {
+        double *tmp = c->c;
+        wb_mass_solve(m, q, p, dq);
+        wb_potential_gradient(m, q, dp);
+        wb_kinetic_gradient(m, q, p, tmp);
+        for (int i = 0; i < m->nq; i++)
+            dp[i] = -(dp[i] + tmp[i]);
     }
-    out[m->n_invariants] = wb_energy(m, qs, ps);
-    if (m->n_invariants)
-        wb_invariants(m, qs, ps, out);
+    return constraint_forces(c, q, p, dq, dp);
 }
 
-/* At check point `point`: for each integral I (energy last), add to rate[k]
- * the size of dI/dt = sum_i dI/dy_i f_i when it rises above the
- * differences' noise eps |I| / e, and to terms[k] the sizes of the terms
- * |dI/dy_i f_i|, which must cancel.  Returns -1 when the index-1 multiplier
- * cannot be formed there. */
-static int flow_balance(checker *c, int point, double *rate, double *terms)
+/* The quantities constant along the flow at a state: the invariants, the
+ * energy, then the velocity constraints (hidden holonomic G v, then Phi),
+ * which stay zero for the consistent multipliers. */
+static int flow_quantities(const wb_model *m)
+{
+    return m->n_invariants + 1 + m->n_holonomic + m->n_nonholonomic;
+}
+
+static void quantities_at(checker *c, const double *q, const double *p, double *out)
 {
     const wb_model *m = c->m;
-    const int n = m->nq, count = m->n_invariants + 1;
-    double *f = c->a, *plus = c->c, *minus = c->c + count, *noise = c->c + 2 * count;
-    if (vector_field(c, c->q[point], c->p[point], f, f + n) != 0)
+    double *v = c->c, *after = out + m->n_invariants + 1;
+    if (m->n_invariants)
+        wb_invariants(m, q, p, out);
+    out[m->n_invariants] = wb_energy(m, q, p);
+    if (m->n_holonomic > 0)
+        wb_hidden_constraints(m, q, p, after);
+    if (m->n_nonholonomic > 0) {
+        wb_velocity(m, q, p, v);
+        wb_nh_constraints(m, q, v, after + m->n_holonomic);
+    }
+}
+
+/* The quantities at y + e f, f restricted to tangent component `only`
+ * (all when only < 0), y = (q, p). */
+static void shifted_quantities(checker *c, const double *q, const double *p, const double *f,
+                               double e, int only, double *out)
+{
+    const wb_model *m = c->m;
+    const int nt = tangent_size(m) - m->nv;
+    double *qs = c->b, *ps = c->b + m->nq, *eta = ps + m->nv, *E = eta + m->nv;
+    for (int i = 0; i < nt; i++)
+        eta[i] = (only < 0 || only == i) ? e * f[i] : 0.0;
+    if (m->capabilities & WB_CAP_LIE_GROUP) {
+        wb_lie_exp(m, eta, E);
+        wb_lie_compose(m, E, q, qs);
+    } else {
+        for (int i = 0; i < nt; i++)
+            qs[i] = q[i] + eta[i];
+    }
+    for (int i = 0; i < m->nv; i++)
+        ps[i] = p[i] + ((only < 0 || only == nt + i) ? e * f[nt + i] : 0.0);
+    quantities_at(c, qs, ps, out);
+}
+
+/* At (q, p): for each quantity add to rate[k] the size of dI/dt = sum_i
+ * dI/dy_i f_i when it rises above the differences' noise, and to terms[k]
+ * the sizes |dI/dy_i f_i| of the terms that must cancel.  -1 when the
+ * multipliers cannot be formed. */
+static int flow_balance(checker *c, const double *q, const double *p, double *rate,
+                        double *terms)
+{
+    const wb_model *m = c->m;
+    const int nt = tangent_size(m), count = flow_quantities(m);
+    double *f = c->a, *plus = c->d + 2 * count, *minus = plus + count, *noise = minus + count;
+    if (vector_field(c, q, p, f, f + nt - m->nv) != 0)
         return -1;
     double speed = 0;
-    for (int i = 0; i < 2 * n; i++)
+    for (int i = 0; i < nt; i++)
         speed = worse(speed, fabs(f[i]));
     if (speed == 0)
         return 0; /* an equilibrium: nothing moves, nothing to balance */
     const double e = 1e-5 / speed;
-    shifted_integrals(c, point, f, 0.0, -1, plus);
+    shifted_quantities(c, q, p, f, 0.0, -1, plus);
     for (int k = 0; k < count; k++)
         noise[k] = 16 * DBL_EPSILON * fabs(plus[k]) / e;
-    for (int i = -1; i < 2 * n; i++) {
-        shifted_integrals(c, point, f, e, i, plus);
-        shifted_integrals(c, point, f, -e, i, minus);
+    for (int i = -1; i < nt; i++) {
+        shifted_quantities(c, q, p, f, e, i, plus);
+        shifted_quantities(c, q, p, f, -e, i, minus);
         for (int k = 0; k < count; k++) {
             double r = fabs(plus[k] - minus[k]) / (2 * e);
             if (i >= 0)
@@ -306,35 +312,57 @@ static int flow_balance(checker *c, int point, double *rate, double *terms)
     return 0;
 }
 
-/* The energy and each invariant are constant along the flow: |dI/dt|
- * relative to the largest term of the sum that must cancel, over the check
- * points (only the consistent initial state when there are constraints;
- * several points, because at a minimum of V every term vanishes). */
+static void report_flow(checker *c, const double *rate, const double *terms)
+{
+    const wb_model *m = c->m;
+    const int ni = m->n_invariants;
+    int energy_kept = m->n_nonholonomic == 0 || (m->nonholonomic_flags & WB_NONHOLONOMIC_LINEAR);
+    for (int k = 0; k < flow_quantities(m); k++) {
+        char label[96];
+        if (k < ni)
+            snprintf(label, sizeof label, "flow: d%s/dt = 0", m->invariant_names[k]);
+        else if (k == ni)
+            snprintf(label, sizeof label, "flow: dE/dt = 0");
+        else if (k <= ni + m->n_holonomic)
+            snprintf(label, sizeof label, "flow: d(G v)_%d/dt = 0 (multiplier)", k - ni);
+        else
+            snprintf(label, sizeof label, "flow: dPhi_%d/dt = 0 (multiplier)",
+                     k - ni - m->n_holonomic);
+        if (k == ni && !energy_kept) {
+            skipped(c, label, "not an integral: the constraints are not linear in v");
+            continue;
+        }
+        row(c, label, terms[k] > 0 ? rate[k] / terms[k] : rate[k], NULL);
+    }
+}
+
+/* The energy, each invariant and the velocity constraints are constant
+ * along the flow with the host's consistent multipliers: |dI/dt| relative
+ * to the largest term of the sum that must cancel, over the check points
+ * made consistent (m:project) when there are constraints; several points,
+ * because at a minimum of V every term vanishes. */
 static void check_flow(checker *c)
 {
     const wb_model *m = c->m;
-    const int count = m->n_invariants + 1;
-    if (!(m->capabilities & WB_CAP_MECHANICAL) || m->n_nonholonomic > 0)
+    const int count = flow_quantities(m), constrained = m->n_holonomic + m->n_nonholonomic;
+    if (!(m->capabilities & (WB_CAP_MECHANICAL | WB_CAP_LIE_DYNAMICS)))
         return;
-    if (m->n_holonomic > 0 && !(m->capabilities & WB_CAP_INITIAL_STATE)) {
-        skipped(c, "flow: first integrals", "no consistent state (no wb.initial_state)");
-        return;
-    }
-    double *rate = c->d, *terms = c->d + count;
+    double *rate = c->d, *terms = c->d + count, *q = c->x, *p = c->x + m->nq;
     for (int k = 0; k < 2 * count; k++)
         c->d[k] = 0;
-    const int points = m->n_holonomic > 0 ? 1 : N_POINTS;
-    for (int point = 0; point < points; point++)
-        if (flow_balance(c, point, rate, terms) != 0) {
-            row(c, "flow: index-1 multiplier", INFINITY, "G M^-1 G^T singular");
+    for (int point = 0; point < N_POINTS; point++) {
+        vec_copy(m->nq, c->q[point], q);
+        vec_copy(m->nv, c->p[point], p);
+        if (constrained && model_project(c->mi, c->q[point], c->p[point], q, p) != WB_OK) {
+            skipped(c, "flow: first integrals", host_last_error());
             return;
         }
-    for (int k = 0; k < count; k++) {
-        char label[96];
-        snprintf(label, sizeof label, "flow: d%s/dt = 0",
-                 k < m->n_invariants ? m->invariant_names[k] : "E");
-        row(c, label, terms[k] > 0 ? rate[k] / terms[k] : rate[k], NULL);
+        if (flow_balance(c, q, p, rate, terms) != 0) {
+            row(c, "flow: consistent multipliers", INFINITY, host_last_error());
+            return;
+        }
     }
+    report_flow(c, rate, terms);
 }
 
 static void check_generators(checker *c)
@@ -374,7 +402,7 @@ static void check_initial_state(checker *c)
         row(c, "initial state: G M^-1 p0 = 0", vec_max_abs(m->n_holonomic, c->a), NULL);
     }
     if (m->n_nonholonomic > 0) {
-        wb_mass_solve(m, c->q[0], c->p[0], c->c);
+        wb_velocity(m, c->q[0], c->p[0], c->c);
         wb_nh_constraints(m, c->q[0], c->c, c->a);
         row(c, "initial state: Phi(q0, v0) = 0", vec_max_abs(m->n_nonholonomic, c->a), NULL);
     }
@@ -468,87 +496,6 @@ static void check_potential_invariants(checker *c)
                 "invariants not quadratic: Greenspan's DG is not exact for them");
 }
 
-/* ---- Lie group ---------------------------------------------------------------- */
-
-static void check_lie_group(checker *c)
-{
-    const wb_lie_group_ext *g = c->m->lie_group;
-    void *self = c->m->lie_self;
-    const int nq = c->m->nq, nv = c->m->nv;
-    double *x = c->mu, *y = c->w, *mu = c->d;
-    double *A = c->a, *B = c->b, *C = c->c;
-    gap inv = {0, 0}, dexp = {0, 0}, log_exp = {0, 0};
-    gap dual_Ad = {0, 0}, dual_ad = {0, 0};
-    for (int k = 0; k < N_POINTS; k++) {
-        const double *q = c->q[k];
-        g->inverse(self, q, A);           /* q q^-1 = e */
-        g->compose(self, q, A, B);
-        g->identity(self, C);
-        gap_add(&inv, nq, B, C);
-        g->dexpinv(self, x, y, A);        /* dexp_x dexpinv_x y = y */
-        g->dexp(self, x, A, B);
-        gap_add(&dexp, nv, B, y);
-        g->Ad(self, q, y, A);             /* <Ad*_q mu, y> = <mu, Ad_q y> */
-        g->Ad_star(self, q, mu, B);
-        double pairing[2] = {vec_dot(nv, B, y), vec_dot(nv, mu, A)};
-        gap_add(&dual_Ad, 1, &pairing[0], &pairing[1]);
-        g->ad(self, x, y, A);             /* <ad*_x mu, y> = <mu, [x, y]> */
-        g->ad_star(self, x, mu, B);
-        pairing[0] = vec_dot(nv, B, y), pairing[1] = vec_dot(nv, mu, A);
-        gap_add(&dual_ad, 1, &pairing[0], &pairing[1]);
-        if (g->log) {
-            g->exp(self, x, A);
-            g->log(self, A, B);
-            gap_add(&log_exp, nv, B, x);
-        }
-    }
-    row(c, "lie: q q^-1 = e", gap_error(&inv), NULL);
-    row(c, "lie: dexp o dexpinv = id", gap_error(&dexp), NULL);
-    row(c, "lie: Ad* is the dual of Ad", gap_error(&dual_Ad), NULL);
-    row(c, "lie: ad* is the dual of ad", gap_error(&dual_ad), NULL);
-    if (g->log)
-        row(c, "lie: log(exp(x)) = x", gap_error(&log_exp), NULL);
-}
-
-/* f1 = D2 H and <f2, eta> = -d/de H(exp(e eta) q, mu). */
-static void check_lie_hamiltonian(checker *c)
-{
-    const wb_lie_group_ext *g = c->m->lie_group;
-    const wb_lie_hamiltonian_ext *h = c->m->lie_hamiltonian;
-    void *self = c->m->lie_self;
-    const int nq = c->m->nq, nv = c->m->nv;
-    double *f1 = c->a, *f2 = c->a + nv, *fd1 = c->b, *fd2 = c->b + nv;
-    double *eta = c->c, *E = c->c + nv, *qs = E + nq, *ms = c->d;
-    gap e1 = {0, 0}, e2 = {0, 0};
-    for (int k = 0; k < N_POINTS; k++) {
-        const double *q = c->q[k], *mu = c->p[k];
-        h->vector_field(self, q, mu, f1, f2);
-        for (int j = 0; j < nv; j++) {
-            double step = wb_fd_step(mu[j], 0);
-            memcpy(ms, mu, (size_t)nv * sizeof(double));
-            ms[j] = mu[j] + step;
-            double hp = h->hamiltonian(self, q, ms);
-            ms[j] = mu[j] - step;
-            double hm = h->hamiltonian(self, q, ms);
-            fd1[j] = (hp - hm) / (2 * step);
-            for (int i = 0; i < nv; i++)
-                eta[i] = (i == j) ? wb_fd_step(1.0, 0) : 0.0;
-            g->exp(self, eta, E);
-            g->compose(self, E, q, qs);
-            hp = h->hamiltonian(self, qs, mu);
-            eta[j] = -eta[j];
-            g->exp(self, eta, E);
-            g->compose(self, E, q, qs);
-            hm = h->hamiltonian(self, qs, mu);
-            fd2[j] = -(hp - hm) / (2 * wb_fd_step(1.0, 0));
-        }
-        gap_add(&e1, nv, f1, fd1);
-        gap_add(&e2, nv, f2, fd2);
-    }
-    row(c, "lie_hamiltonian: f1 = D2 H", gap_error(&e1), NULL);
-    row(c, "lie_hamiltonian: f2 = -(D1 H) q^-1", gap_error(&e2), NULL);
-}
-
 /* ---- driver --------------------------------------------------------------------- */
 
 static int setup_points(checker *c)
@@ -558,8 +505,8 @@ static int setup_points(checker *c)
     unsigned seed = 12345u;
     if (m->capabilities & WB_CAP_INITIAL_STATE) {
         wb_initial(m, c->q[0], c->p[0]);
-    } else if (m->lie_group) {
-        m->lie_group->identity(m->lie_self, c->q[0]);
+    } else if (m->capabilities & WB_CAP_LIE_GROUP) {
+        wb_lie_identity(m, c->q[0]);
         for (int i = 0; i < nv; i++)
             c->p[0][i] = 0.5 + 0.1 * i;
     } else {
@@ -569,11 +516,11 @@ static int setup_points(checker *c)
             c->p[0][i] = 0.2 - 0.05 * i;
     }
     for (int k = 1; k < N_POINTS; k++) {
-        if (m->lie_group) {
+        if (m->capabilities & WB_CAP_LIE_GROUP) {
             for (int i = 0; i < nv; i++)
                 c->a[i] = 0.3 * jitter(&seed);
-            m->lie_group->exp(m->lie_self, c->a, c->b);
-            m->lie_group->compose(m->lie_self, c->b, c->q[0], c->q[k]);
+            wb_lie_exp(m, c->a, c->b);
+            wb_lie_compose(m, c->b, c->q[0], c->q[k]);
         } else {
             for (int i = 0; i < nq; i++)
                 c->q[k][i] = c->q[0][i] + 0.1 * jitter(&seed) * fmax(1, fabs(c->q[0][i]));
@@ -597,7 +544,7 @@ int check_model(model_instance *mi, FILE *out, double tol)
     int n = m->nq + m->nv + m->n_holonomic + m->n_nonholonomic + m->n_invariants +
             m->n_potential_invariants + 4;
     size_t big = (size_t)n * n + 4 * (size_t)n;
-    double *block = calloc(2 * N_POINTS * (size_t)n + 4 * big + fd_scratch_size(m) + 2 * (size_t)n,
+    double *block = calloc(2 * N_POINTS * (size_t)n + 4 * big + fd_scratch_size(m) + 3 * (size_t)n,
                            sizeof(double));
     if (!block) {
         fprintf(out, "out of memory\n");
@@ -614,12 +561,15 @@ int check_model(model_instance *mi, FILE *out, double tol)
     c.d = p, p += big;
     c.mu = p, p += n;
     c.w = p, p += n;
+    c.x = p, p += n;
     c.scratch = p;
     setup_points(&c);
-    fprintf(out, "model %s: nq %d, nv %d, holonomic %d, nonholonomic %d, invariants %d, "
-                 "mass %s\n", m->name, m->nq, m->nv, m->n_holonomic, m->n_nonholonomic,
-            m->n_invariants, m->mass_constant ? "constant" : "configuration-dependent");
-    fprintf(out, "  %-34s %10s   %s\n", "check", "rel. error", "status");
+    fprintf(out, "model %s: nq %d, nv %d, holonomic %d, nonholonomic %d, invariants %d, %s\n",
+            m->name, m->nq, m->nv, m->n_holonomic, m->n_nonholonomic, m->n_invariants,
+            (m->capabilities & WB_CAP_LIE_GROUP) ? "on a Lie group"
+            : m->mass_constant                  ? "mass constant"
+                                                : "mass configuration-dependent");
+    fprintf(out, "  %-40s %10s   %s\n", "check", "rel. error", "status");
     if (m->capabilities & WB_CAP_MECHANICAL) {
         check_mass(&c);
         check_potential(&c);
@@ -634,10 +584,12 @@ int check_model(model_instance *mi, FILE *out, double tol)
     check_generators(&c);
     if (m->capabilities & WB_CAP_POTENTIAL_INVARIANTS)
         check_potential_invariants(&c);
-    if (m->lie_group)
+    if (m->capabilities & WB_CAP_LIE_GROUP)
         check_lie_group(&c);
-    if (m->lie_hamiltonian)
+    if (m->capabilities & WB_CAP_LIE_HAMILTONIAN)
         check_lie_hamiltonian(&c);
+    if (m->capabilities & WB_CAP_LIE_LAGRANGIAN)
+        check_lie_lagrangian(&c);
     fprintf(out, "%s: %d check(s) failed (tolerance %.1e)\n", m->name, c.failures, tol);
     free(block);
     return c.failures;

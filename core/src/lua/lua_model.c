@@ -2,6 +2,8 @@
 #include "lua/lua_api.h"
 #include "host/descriptor.h"
 #include "host/host.h"
+#include "host/plugins.h"
+#include "run/projection.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -165,16 +167,17 @@ static int model_mass(lua_State *L)
     return 1;
 }
 
+/* m:velocity(q, p): M^-1 p, or xi(q, mu) on a group. */
 static int model_velocity(lua_State *L)
 {
     lua_settop(L, 3); /* arguments below, work memory above */
     const wb_model *m = view_of(L, 1);
-    need(L, m, WB_CAP_MECHANICAL, "mass matrix (wb.mechanical)");
-    double *q = scratch(L, 3 * (size_t)m->nq), *p = q + m->nq, *v = p + m->nq;
+    need(L, m, WB_CAP_VELOCITY, "velocity (wb.mechanical or Lie dynamics)");
+    double *q = scratch(L, (size_t)m->nq + 2 * (size_t)m->nv), *p = q + m->nq, *v = p + m->nv;
     lua_read_vector(L, 2, m->nq, q, "q");
-    lua_read_vector(L, 3, m->nq, p, "p");
-    wb_mass_solve(m, q, p, v);
-    lua_push_vector(L, m->nq, v);
+    lua_read_vector(L, 3, m->nv, p, "p");
+    wb_velocity(m, q, p, v);
+    lua_push_vector(L, m->nv, v);
     return 1;
 }
 
@@ -234,12 +237,157 @@ static int model_nonholonomic(lua_State *L)
     lua_settop(L, 3); /* arguments below, work memory above */
     const wb_model *m = view_of(L, 1);
     need(L, m, WB_CAP_NONHOLONOMIC, "nonholonomic constraints");
-    double *q = scratch(L, 2 * (size_t)m->nq + m->n_nonholonomic), *v = q + m->nq;
+    double *q = scratch(L, (size_t)m->nq + m->nv + m->n_nonholonomic), *v = q + m->nq;
     lua_read_vector(L, 2, m->nq, q, "q");
-    lua_read_vector(L, 3, m->nq, v, "v");
-    wb_nh_constraints(m, q, v, v + m->nq);
-    lua_push_vector(L, m->n_nonholonomic, v + m->nq);
+    lua_read_vector(L, 3, m->nv, v, "v");
+    wb_nh_constraints(m, q, v, v + m->nv);
+    lua_push_vector(L, m->n_nonholonomic, v + m->nv);
     return 1;
+}
+
+/* m:nonholonomic_multiplier(q, p): the consistent nu (p' = ... - A^T nu). */
+static int model_nonholonomic_multiplier(lua_State *L)
+{
+    lua_settop(L, 3); /* arguments below, work memory above */
+    const wb_model *m = view_of(L, 1);
+    need(L, m, WB_CAP_NONHOLONOMIC, "nonholonomic constraints");
+    double *q = scratch(L, (size_t)m->nq + m->nv + m->n_nonholonomic), *p = q + m->nq;
+    lua_read_vector(L, 2, m->nq, q, "q");
+    lua_read_vector(L, 3, m->nv, p, "p");
+    if (wb_nh_multiplier(m, q, p, p + m->nv) != WB_OK)
+        return lua_host_error(L);
+    lua_push_vector(L, m->n_nonholonomic, p + m->nv);
+    return 1;
+}
+
+/* m:project(q, p) -> q, p: the nearest consistent state. */
+static int model_nearest_consistent(lua_State *L)
+{
+    lua_settop(L, 3); /* arguments below, work memory above */
+    lua_model *lm = lua_check_model(L, 1);
+    const wb_model *m = model_instance_view(lm->instance);
+    double *q0 = scratch(L, 2 * ((size_t)m->nq + m->nv)), *p0 = q0 + m->nq;
+    double *q = p0 + m->nv, *p = q + m->nq;
+    lua_read_vector(L, 2, m->nq, q0, "q");
+    lua_read_vector(L, 3, m->nv, p0, "p");
+    if (model_project(lm->instance, q0, p0, q, p) != WB_OK)
+        return lua_host_error(L);
+    lua_push_vector(L, m->nq, q);
+    lua_push_vector(L, m->nv, p);
+    return 2;
+}
+
+/* m:generator(i, q): xi with J_i = p . xi (a momentum map), or nil. */
+static int model_generator(lua_State *L)
+{
+    lua_settop(L, 3); /* arguments below, work memory above */
+    const wb_model *m = view_of(L, 1);
+    need(L, m, WB_CAP_INVARIANTS, "invariants (wb.invariants)");
+    lua_Integer i = luaL_checkinteger(L, 2);
+    if (i < 1 || i > m->n_invariants)
+        return luaL_error(L, "m:generator: invariant %d out of range 1..%d", (int)i,
+                          m->n_invariants);
+    double *q = scratch(L, (size_t)m->nq + m->nq), *xi = q + m->nq;
+    lua_read_vector(L, 3, m->nq, q, "q");
+    if (WB_CALL(m, invariant_generator, (int)i - 1, q, xi) != 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_push_vector(L, (m->capabilities & WB_CAP_LIE_GROUP) ? m->nv : m->nq, xi);
+    return 1;
+}
+
+/* ---- Lie groups ----------------------------------------------------------------------- */
+
+static const wb_model *group_of(lua_State *L)
+{
+    const wb_model *m = view_of(L, 1);
+    need(L, m, WB_CAP_LIE_GROUP, "Lie group (wb.lie_group)");
+    return m;
+}
+
+static int model_exp(lua_State *L)
+{
+    lua_settop(L, 2); /* arguments below, work memory above */
+    const wb_model *m = group_of(L);
+    double *xi = scratch(L, (size_t)m->nv + m->nq), *g = xi + m->nv;
+    lua_read_vector(L, 2, m->nv, xi, "xi");
+    wb_lie_exp(m, xi, g);
+    lua_push_vector(L, m->nq, g);
+    return 1;
+}
+
+static int model_log(lua_State *L)
+{
+    lua_settop(L, 2); /* arguments below, work memory above */
+    const wb_model *m = group_of(L);
+    need(L, m, WB_CAP_LIE_LOG, "logarithm (wb.lie_group's log)");
+    double *g = scratch(L, (size_t)m->nq + m->nv), *xi = g + m->nq;
+    lua_read_vector(L, 2, m->nq, g, "g");
+    wb_lie_log(m, g, xi);
+    lua_push_vector(L, m->nv, xi);
+    return 1;
+}
+
+static int model_compose(lua_State *L)
+{
+    lua_settop(L, 3); /* arguments below, work memory above */
+    const wb_model *m = group_of(L);
+    double *a = scratch(L, 3 * (size_t)m->nq), *b = a + m->nq, *ab = b + m->nq;
+    lua_read_vector(L, 2, m->nq, a, "a");
+    lua_read_vector(L, 3, m->nq, b, "b");
+    wb_lie_compose(m, a, b, ab);
+    lua_push_vector(L, m->nq, ab);
+    return 1;
+}
+
+static int model_inverse(lua_State *L)
+{
+    lua_settop(L, 2); /* arguments below, work memory above */
+    const wb_model *m = group_of(L);
+    double *a = scratch(L, 2 * (size_t)m->nq), *inverse = a + m->nq;
+    lua_read_vector(L, 2, m->nq, a, "a");
+    wb_lie_inverse(m, a, inverse);
+    lua_push_vector(L, m->nq, inverse);
+    return 1;
+}
+
+static int model_identity(lua_State *L)
+{
+    lua_settop(L, 1); /* arguments below, work memory above */
+    const wb_model *m = group_of(L);
+    double *e = scratch(L, (size_t)m->nq);
+    wb_lie_identity(m, e);
+    lua_push_vector(L, m->nq, e);
+    return 1;
+}
+
+static int model_group_residual(lua_State *L)
+{
+    lua_settop(L, 2); /* arguments below, work memory above */
+    const wb_model *m = group_of(L);
+    need(L, m, WB_CAP_GROUP_RESIDUAL, "group residual (wb.lie_group's group_residual)");
+    double *q = scratch(L, (size_t)m->nq);
+    lua_read_vector(L, 2, m->nq, q, "q");
+    lua_pushnumber(L, wb_lie_group_residual(m, q));
+    return 1;
+}
+
+/* m:vector_field(q, mu) -> f1, f2 of the dynamics on T*G. */
+static int model_vector_field(lua_State *L)
+{
+    lua_settop(L, 3); /* arguments below, work memory above */
+    const wb_model *m = group_of(L);
+    need(L, m, WB_CAP_LIE_DYNAMICS, "dynamics on the group (wb.lie_hamiltonian or "
+                                    "wb.lie_lagrangian)");
+    double *q = scratch(L, (size_t)m->nq + 3 * (size_t)m->nv), *mu = q + m->nq;
+    double *f1 = mu + m->nv, *f2 = f1 + m->nv;
+    lua_read_vector(L, 2, m->nq, q, "q");
+    lua_read_vector(L, 3, m->nv, mu, "mu");
+    wb_lie_vector_field(m, q, mu, f1, f2);
+    lua_push_vector(L, m->nv, f1);
+    lua_push_vector(L, m->nv, f2);
+    return 2;
 }
 
 static int model_invariants(lua_State *L)
@@ -261,8 +409,9 @@ static int model_invariants(lua_State *L)
     return 1;
 }
 
-/* Fields: name, nq, nv, n_constraints, n_nonholonomic, mass_constant,
- * invariant_names, params; otherwise the methods. */
+/* Fields: name, nq, nv, n_constraints, n_nonholonomic, lie_group,
+ * extensions, mass_constant, invariant_names, params; otherwise the
+ * methods. */
 static int model_index(lua_State *L)
 {
     lua_model *lm = lua_check_model(L, 1);
@@ -278,6 +427,17 @@ static int model_index(lua_State *L)
         lua_pushinteger(L, m->n_holonomic);
     } else if (strcmp(key, "n_nonholonomic") == 0) {
         lua_pushinteger(L, m->n_nonholonomic);
+    } else if (strcmp(key, "lie_group") == 0) {
+        lua_pushboolean(L, (m->capabilities & WB_CAP_LIE_GROUP) != 0);
+    } else if (strcmp(key, "extensions") == 0) {
+        const wb_model_class *cls = model_instance_plugin(lm->instance)->model;
+        int n = 0;
+        lua_newtable(L);
+        for (const char *const *id = plugins_known_extensions(); *id; id++)
+            if (cls->get_extension(*id)) {
+                lua_pushstring(L, *id);
+                lua_rawseti(L, -2, ++n);
+            }
     } else if (strcmp(key, "mass_constant") == 0) {
         lua_pushboolean(L, m->mass_constant);
     } else if (strcmp(key, "invariant_names") == 0) {
@@ -323,7 +483,17 @@ void lua_model_register(lua_State *L)
         {"hidden_constraints", model_hidden_constraints},
         {"multiplier", model_multiplier},
         {"nonholonomic_constraints", model_nonholonomic},
+        {"nonholonomic_multiplier", model_nonholonomic_multiplier},
         {"invariants", model_invariants},
+        {"generator", model_generator},
+        {"project", model_nearest_consistent},
+        {"exp", model_exp},
+        {"log", model_log},
+        {"compose", model_compose},
+        {"inverse", model_inverse},
+        {"identity", model_identity},
+        {"group_residual", model_group_residual},
+        {"vector_field", model_vector_field},
         {NULL, NULL},
     };
     luaL_newmetatable(L, LUA_MODEL_TYPE);

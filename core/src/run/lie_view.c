@@ -275,6 +275,21 @@ static void fb_momentum_jacobian_xi(void *ctx, const double *g, const double *xi
     }
 }
 
+void model_instance_fd_lagrangian(model_instance *mi, int which, const double *g,
+                                  const double *xi, double *J)
+{
+    switch (which) {
+    case FD_MOMENTUM_JACOBIAN_XI:
+        fb_momentum_jacobian_xi(&mi->slots[SLOT_LIE_MOMENTUM_XI], g, xi, J);
+        break;
+    case FD_MOMENTUM_JACOBIAN_G:
+        fb_momentum_jacobian_g(&mi->slots[SLOT_LIE_MOMENTUM_G], g, xi, J);
+        break;
+    default:
+        fb_force_jacobian_g(&mi->slots[SLOT_LIE_FORCE_G], g, xi, J);
+    }
+}
+
 static int bind_lagrangian(model_instance *mi)
 {
     wb_model *v = &mi->view;

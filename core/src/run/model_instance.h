@@ -63,6 +63,13 @@ void fd_constraint_hessian_vector(const wb_model *m, int inner, double *scratch,
 void fd_constraint_third_contract(const wb_model *m, int inner, double *scratch,
                                   const double *q, const double *mu, const double *w,
                                   double *D);
+/* The host's central differences of a Lagrangian group model's second
+ * derivatives, whether or not the model gives its own (check-model
+ * compares the two); J is nv x nv. */
+enum { FD_MOMENTUM_JACOBIAN_XI, FD_MOMENTUM_JACOBIAN_G, FD_FORCE_JACOBIAN_G };
+void model_instance_fd_lagrangian(model_instance *mi, int which, const double *g,
+                                  const double *xi, double *J);
+
 /* J (k x n) = d/dq F(q) for a function of the configuration: n = nq
  * central differences on a vector space, n = nv right-trivialised ones
  * (column j = d/de F(exp(e E_j) q)) on a group. */
