@@ -1,5 +1,6 @@
 /* wb.method(name, options) and the method object. */
 #include "lua/lua_api.h"
+#include "host/descriptor.h"
 #include "host/host.h"
 
 #include <string.h>
@@ -100,7 +101,7 @@ static int method_with(lua_State *L)
     const wb_method *m = cfg->method;
     for (uint32_t i = 0; i < m->n_options; i++) {
         const wb_option_value *v = &src->config->values[i];
-        switch (m->options[i].type) {
+        switch (descriptor_option(m, i)->type) {
         case WB_OPT_CHOICE:
         case WB_OPT_STRING:
             method_config_set_string(cfg, (int)i, v->string);
@@ -192,8 +193,8 @@ static int method_index(lua_State *L)
     } else if (strcmp(key, "options") == 0) {
         lua_createtable(L, 0, (int)m->n_options);
         for (uint32_t i = 0; i < m->n_options; i++) {
-            push_option_value(L, &m->options[i], &cfg->values[i]);
-            lua_setfield(L, -2, m->options[i].name);
+            push_option_value(L, descriptor_option(m, i), &cfg->values[i]);
+            lua_setfield(L, -2, descriptor_option(m, i)->name);
         }
     } else if (strcmp(key, "order") == 0 || strcmp(key, "multiplier_order") == 0) {
         wb_method_props props = method_config_props(cfg);

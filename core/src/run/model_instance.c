@@ -1,6 +1,7 @@
 /* Model instances and the resolved view handed to integrators. */
 #include "run/model_instance.h"
 #include "run/model_view_internal.h"
+#include "host/descriptor.h"
 #include "host/host.h"
 #include "wb_fd.h"
 #include "wb_vec.h"
@@ -522,7 +523,7 @@ model_instance *model_instance_create(const plugin *p, const double *params)
         return NULL;
     }
     for (uint32_t i = 0; i < c->n_params; i++) {
-        const wb_param_spec *s = &c->params[i];
+        const wb_param_spec *s = descriptor_param(c, i);
         double value = params ? params[i] : s->default_value;
         if (!(value >= s->min && value <= s->max)) {
             host_error("model '%s': parameter '%s' = %g is outside [%g, %g] (%s)",
