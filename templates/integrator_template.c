@@ -35,9 +35,13 @@
  *     describe    properties (order, flags) for given option values
  *     create      allocate an instance for one model and option values
  *     destroy     free it
- *     reset       start a run from (t, q, p)
+ *     start       start a run from (t, q, p) with steps of size h, or
+ *                 continue one from the carried unknowns it ended with
  *     step        one step (t, q0, p0) -> (q1, p1); MUST NOT ALLOCATE
  *     aux_values  the carried unknowns after the last step
+ *
+ *   (ABI 1.0 plugins have reset(t, q, p) instead of start(); a 1.1 host
+ *   still runs them, but cannot continue their runs exactly.)
  *
  *   The host owns the time loop.  For every step it calls
  *       status = step(inst, t, h, q0, p0, q1, p1, stats)
@@ -198,18 +202,28 @@ static int euler_create(const wb_host *host, const wb_model *model,
     return WB_OK;
 }
 
-/* ---- reset ------------------------------------------------------------------------------
+/* ---- start --------------------------------------------------------------------------------
  *
- * Called before the first step of every run and whenever the driver
- * restarts from a new state.  Compute carried unknowns from (t, q, p) and
- * forget any cache from an earlier run (an instance is reused across
- * runs).  A method that keeps nothing between steps just returns WB_OK.
+ * Called before the first step of every run (an instance is reused across
+ * runs: forget any cache from an earlier one).  With aux == NULL compute
+ * the carried unknowns from (t, q, p); h is the run's step size, for
+ * methods whose carried unknowns belong to t + alpha h.  Otherwise aux
+ * holds every aux unknown as aux_values() wrote them at the end of an
+ * earlier run (Lua: sol:final()'s third value, passed back as aux0): take
+ * them as they are, so that the continued run equals one long run bit for
+ * bit.  Everything the step reads besides (q0, p0) must be an aux unknown
+ * for that to hold (Newton's starting values too; declare those
+ * WB_AUX_UNRECORDED to keep them out of the solution's columns).
  */
-static int euler_reset(void *inst, double t, const double *q, const double *p)
+static int euler_start(void *inst, double t, double h, const double *q, const double *p,
+                       const double *aux)
 {
     euler *e = inst;
-    (void)t;
-    wb_mass_solve(e->model, q, p, e->drift_v);
+    (void)t, (void)h;
+    if (aux)
+        memcpy(e->drift_v, aux, (size_t)e->n * sizeof(double));
+    else
+        wb_mass_solve(e->model, q, p, e->drift_v);
     return WB_OK;
 }
 
@@ -295,7 +309,7 @@ static int euler_step(void *inst, double t, double h, const double *q0, const do
 /* ---- aux values and properties ------------------------------------------------------------- */
 
 /* The aux unknowns, concatenated in euler_aux order, for the last
- * successful step (or the reset state).  `out` has room for all of them. */
+ * successful step (or the start state).  `out` has room for all of them. */
 static void euler_aux_values(const void *inst, double *out)
 {
     const euler *e = inst;
@@ -339,7 +353,7 @@ static const wb_method euler_method = {
     .describe = euler_describe,
     .create = euler_create,
     .destroy = euler_destroy,
-    .reset = euler_reset,
+    .start = euler_start,   /* ABI 1.1; 1.0 plugins set .reset instead */
     .step = euler_step,
     .aux_values = euler_aux_values,
 };

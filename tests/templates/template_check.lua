@@ -157,3 +157,19 @@ do
                          h = {0.2, 0.1, 0.05, 0.025}, reference = {h = 0.025 / 8}}
   wb.expect_near(r4.order, 4, 0.2, "classic.rk4 on template_model: fitted order 4")
 end
+
+---------------------------------------------------------------------------
+print("a run continued from its carried unknowns (start with aux)")
+---------------------------------------------------------------------------
+do
+  local whole = wb.integrate{model = model, method = euler, h = 0.01, steps = 200}
+  local half = wb.integrate{model = model, method = euler, h = 0.01, steps = 100}
+  local q, p, aux = half:final()
+  local rest = wb.integrate{model = model, method = euler, h = 0.01, steps = 100,
+                            t0 = half.t_final, q0 = q, p0 = p, aux0 = aux}
+  local q1, p1, a1 = whole:final()
+  local q2, p2, a2 = rest:final()
+  wb.check(q1[1] == q2[1] and q1[2] == q2[2] and p1[1] == p2[1] and p1[2] == p2[2]
+           and a1.drift_v[1] == a2.drift_v[1] and a1.drift_v[2] == a2.drift_v[2],
+           "symplectic_euler: 100 + 100 steps from sol:final() = 200 steps, bit for bit")
+end
