@@ -4,7 +4,7 @@
 -- host's consistent multipliers have their closed-form values, and the
 -- refused combinations raise errors naming what is missing.
 
-local supported = {"nh_particle", "nh_both", "rotor_free", "rotor_driven"}
+local supported = {"nh_particle", "nh_both", "rotor_free", "rotor_driven", "disc_se2"}
 local refused = {
   rotor_vector_nh = "gives its velocity constraints by wb.lie_nonholonomic/1",
   rotor_mechanical = "cannot use wb.mechanical/1",
@@ -112,7 +112,23 @@ do
   wb.check(g1[1] == g[1] and g1[3] == g[3], "rotor_driven: project keeps the group element")
 end
 
--- 6. The group functions from Lua.
+-- 6. A Lagrangian group model with a velocity constraint and no
+-- derivatives (everything from the host): rkmk4 keeps no slip, the
+-- disc's spin w and its energy to O(h^4).
+do
+  local m = wb.model("disc_se2")
+  local sol = wb.integrate{model = m, method = "rkmk4", h = 0.01, steps = 1000}
+  wb.expect_below(sol:max("nonholonomic_constraint"), 1e-8,
+                  "disc_se2, rkmk4: no slip kept to O(h^4) drift (index-1, no projection)")
+  local w = sol:column("w")
+  wb.expect_below(math.abs(w[#w] - w[1]), 1e-9, "disc_se2, rkmk4: spin w conserved")
+  wb.expect_below(sol:max("energy_error"), 1e-8, "disc_se2, rkmk4: energy to O(h^4)")
+  local q, p = m:initial()
+  local xi = m:velocity(q, p)
+  wb.expect_near(xi[1], 1.0, 1e-14, "disc_se2: the host's inverse Legendre gives w = 1")
+end
+
+-- 7. The group functions from Lua.
 do
   local r = wb.model("rotor_free")
   local a, b = r:exp({0.4}), r:exp({-1.1})

@@ -174,8 +174,8 @@ typedef struct wb_invariants_ext {
     double (*energy)(void *self, const double *q, const double *p);
     /* Infinitesimal generator xi_Q(q) in R^nq of invariant `index` when it
      * is the momentum map J = p . xi_Q(q) of a symmetry; return 0 and fill
-     * xi, or return -1 when that invariant is not a momentum map.
-     * Optional. */
+     * xi, or return -1 when that invariant is not a momentum map.  On a
+     * Lie-group model xi has nv entries: J = <mu, xi(q)>.  Optional. */
     int (*generator)(void *self, int index, const double *q, double *xi);
 } wb_invariants_ext;
 

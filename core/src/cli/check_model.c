@@ -378,9 +378,8 @@ static void check_generators(checker *c)
                 is_map = 0;
                 break;
             }
-            double j = 0;
-            for (int l = 0; l < m->nq; l++)
-                j += c->p[k][l] * c->a[l];
+            const int n = (m->capabilities & WB_CAP_LIE_GROUP) ? m->nv : m->nq;
+            double j = vec_dot(n, c->p[k], c->a);
             wb_invariants(m, c->q[k], c->p[k], c->b);
             gap_add(&g, 1, &j, c->b + i);
         }

@@ -107,6 +107,19 @@ static int valid_identifier(const char *name)
     return 1;
 }
 
+/* Parameter names are Lua keys and physics notation (I1, Omega): letters of
+ * either case, digits and '_', not starting with a digit. */
+static int valid_parameter_name(const char *name)
+{
+    if (!name || !*name || (*name >= '0' && *name <= '9'))
+        return 0;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+              (*c >= '0' && *c <= '9') || *c == '_'))
+            return 0;
+    return 1;
+}
+
 static int choice_contains(const char *choices, const char *word)
 {
     size_t len = strlen(word);
@@ -346,11 +359,11 @@ static int validate_model(const char *file, const wb_plugin_entry *e)
     }
     for (uint32_t i = 0; i < c->n_params; i++) {
         const wb_param_spec *p = descriptor_param(c, i);
-        if (!valid_identifier(p->name) ||
+        if (!valid_parameter_name(p->name) ||
             !(p->min <= p->default_value && p->default_value <= p->max)) {
-            host_error("plugin file '%s': model '%s' parameter %u ('%s') needs an identifier "
-                       "name and a default inside [min, max]", file, c->name, i + 1,
-                       p->name ? p->name : "(null)");
+            host_error("plugin file '%s': model '%s' parameter %u ('%s') needs a name of "
+                       "letters, digits and '_' and a default inside [min, max]", file,
+                       c->name, i + 1, p->name ? p->name : "(null)");
             return -1;
         }
         for (uint32_t j = 0; j < i; j++)
