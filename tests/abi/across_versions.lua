@@ -49,3 +49,25 @@ ok, err = pcall(wb.integrate, {model = wb.model("kepler"), method = "future.damp
                                steps = 1})
 wb.check(not ok and tostring(err):find("test.damping/1", 1, true),
          "a model without the unknown id is refused, naming it: " .. tostring(err))
+
+-- 4. An aux unknown at a fraction of the step, and start() given h.
+do
+  local alpha, h = 0.3, 0.02
+  local st = wb.method("future.staggered", {alpha = alpha})
+  local q0, p0 = {1.0}, {0.7}
+  local s = wb.integrate{model = fosc, method = st, h = h, steps = 5, q0 = q0, p0 = p0}
+  local t, tq = s.t, s:times("qbar")
+  local ok_times = true
+  for i = 1, #t do ok_times = ok_times and math.abs(tq[i] - (t[i] + alpha * h)) < 1e-15 end
+  wb.check(ok_times, "sol:times: a WB_AUX_AT_OFFSET column belongs to t + alpha h")
+  -- qbar at t0 = q0 + alpha h M^-1 p0, computed at start() from the run's h
+  local v0 = fosc:velocity(q0, p0)[1]
+  wb.expect_near(s:column("qbar")[1], q0[1] + alpha * h * v0, 1e-15,
+                 "start() receives the run's h: the first staggered point")
+  local q, p, aux = s:final()
+  local more = wb.integrate{model = fosc, method = st, h = h, steps = 5, q0 = q, p0 = p,
+                            aux0 = aux, t0 = s.t_final}
+  local whole = wb.integrate{model = fosc, method = st, h = h, steps = 10, q0 = q0, p0 = p0}
+  wb.check(more:final() and select(3, more:final()).qbar[1] == select(3, whole:final()).qbar[1],
+           "the staggered point continues exactly through aux0")
+end

@@ -222,9 +222,108 @@ static const wb_method damped_method = {
     .aux_values = damped_aux_values,
 };
 
-static const wb_method *const methods[] = {&method, &damped_method};
+/* ---- staggered: an aux unknown at a fraction of the step, and h at start --------------
+ * Symplectic Euler that also carries qbar = q + alpha h v, the point its
+ * drift reaches at t + alpha h (a variational layer's staggered point, in
+ * miniature): declared WB_AUX_AT_OFFSET with theta = alpha, an option, and
+ * computed at start() from the h it is given. */
+static const wb_option_spec staggered_options[] = {
+    {"alpha", WB_OPT_NUMBER, 0.5, -1.0, 1.0, NULL, NULL, "the fraction of the step"},
+};
+
+static const wb_aux_spec staggered_aux[] = {
+    {.name = "qbar", .size_kind = WB_AUX_CONFIGURATION, .time = WB_AUX_AT_OFFSET,
+     .doc = "q + alpha h v, at t + alpha h"},
+};
+
+typedef struct staggered {
+    euler base;
+    double alpha, h;
+    double *qbar;
+} staggered;
+
+static double staggered_offset(const wb_option_value *opts, uint32_t group)
+{
+    (void)group;
+    return opts[0].number;
+}
+
+static void staggered_point(staggered *e, const double *q)
+{
+    for (int i = 0; i < e->base.n; i++)
+        e->qbar[i] = q[i] + e->alpha * e->h * e->base.v[i];
+}
+
+static int staggered_create(const wb_host *host, const wb_model *model,
+                            const wb_option_value *opts, void **inst)
+{
+    staggered *e = calloc(1, sizeof *e);
+    double *block = calloc(3 * (size_t)model->nq, sizeof(double));
+    if (!e || !block) {
+        free(e);
+        free(block);
+        host->error(host, "staggered: out of memory");
+        return WB_ERR_NOMEM;
+    }
+    e->base.model = model, e->base.n = model->nq;
+    e->base.v = block, e->base.g = block + model->nq, e->qbar = block + 2 * model->nq;
+    e->alpha = opts[0].number;
+    *inst = e;
+    return WB_OK;
+}
+
+static int staggered_start(void *inst, double t, double h, const double *q, const double *p,
+                           const double *carried)
+{
+    staggered *e = inst;
+    (void)t;
+    e->h = h;
+    wb_mass_solve(e->base.model, q, p, e->base.v);
+    if (carried)
+        memcpy(e->qbar, carried, (size_t)e->base.n * sizeof(double));
+    else
+        staggered_point(e, q);
+    return WB_OK;
+}
+
+static int staggered_step(void *inst, double t, double h, const double *q0, const double *p0,
+                          double *q1, double *p1, wb_step_stats *stats)
+{
+    staggered *e = inst;
+    int status = step(inst, t, h, q0, p0, q1, p1, stats);
+    staggered_point(e, q1);
+    return status;
+}
+
+static void staggered_aux_values(const void *inst, double *out)
+{
+    const staggered *e = inst;
+    memcpy(out, e->qbar, (size_t)e->base.n * sizeof(double));
+}
+
+static const wb_method staggered_method = {
+    .struct_size = sizeof(wb_method),
+    WB_METHOD_ELEMENT_SIZES,
+    .name = "staggered",
+    .doc = "symplectic Euler carrying a point at t + alpha h",
+    .options = staggered_options,
+    .n_options = 1,
+    .requires = requires,
+    .handles = WB_HANDLES_UNCONSTRAINED,
+    .order_doc = "1",
+    .aux = staggered_aux,
+    .n_aux = 1,
+    .create = staggered_create,
+    .destroy = destroy,
+    .start = staggered_start,
+    .step = staggered_step,
+    .aux_values = staggered_aux_values,
+    .aux_time_offset = staggered_offset,
+};
+
+static const wb_method *const methods[] = {&method, &damped_method, &staggered_method};
 static const wb_family family = {sizeof(wb_family), "future", "test: ABI 1.2 arrays", methods,
-                                 2};
+                                 3};
 
 WB_PLUGIN_ENTRY = {WB_ABI_MAJOR, 2, sizeof(wb_plugin_entry), WB_KIND_INTEGRATOR, "future",
                    "1.2", "test: a family with larger array elements", &family};
