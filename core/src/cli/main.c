@@ -1,6 +1,7 @@
 /* The `workbench` command: run scripts, list and inspect plugins, check
  * models. */
 #include "cli/check_model.h"
+#include "cli/sweep_command.h"
 #include "host/descriptor.h"
 #include "host/host.h"
 #include "lua/lua_api.h"
@@ -22,6 +23,7 @@ static const char usage[] =
     "       workbench [options] list\n"
     "       workbench [options] info NAME\n"
     "       workbench [options] check-model NAME [PARAM=VALUE...] [--tol T]\n"
+    "       workbench [options] sweep [flags] SCRIPT.lua [ARGS...]   (sweep --help)\n"
     "\n"
     "Runs Lua experiment scripts against integrator and model plugins.\n"
     "\n"
@@ -126,7 +128,8 @@ static int summary(lua_State *L)
     return failed;
 }
 
-static int run_script(const char *script, int argc, char **argv)
+/* sweep: NULL, or how the script's wb.sweep runs (`workbench sweep`). */
+static int run_script(const char *script, int argc, char **argv, const lua_sweep_mode *sweep)
 {
     lua_State *L = new_state();
     if (!L) {
@@ -134,6 +137,8 @@ static int run_script(const char *script, int argc, char **argv)
         return 1;
     }
     set_arguments(L, script, argc, argv);
+    if (sweep)
+        lua_sweep_set_mode(L, sweep);
     running_state = L;
     signal(SIGINT, on_interrupt);
     lua_pushcfunction(L, traceback);
@@ -432,5 +437,12 @@ int main(int argc, char **argv)
     }
     if (strcmp(command, "check-model") == 0)
         return command_check_model(argc - i - 1, argv + i + 1);
-    return run_script(command, argc - i - 1, argv + i + 1);
+    if (strcmp(command, "sweep") == 0) {
+        lua_sweep_mode mode;
+        int status = sweep_parse(argc - i - 1, argv + i + 1, argv + 1, i - 1, &mode);
+        if (status != 0)
+            return status == 1 ? 0 : status;
+        return run_script(mode.script, mode.n_args, (char **)mode.args, &mode);
+    }
+    return run_script(command, argc - i - 1, argv + i + 1, NULL);
 }

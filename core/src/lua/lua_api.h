@@ -30,6 +30,31 @@ typedef struct lua_tableau {
     const wb_tableau *tableau;
 } lua_tableau;
 
+/* How `workbench sweep` runs a script's wb.sweep (lua_sweep.c); NULL
+ * fields and zeros are "not given". */
+typedef enum lua_sweep_mode_kind {
+    LUA_SWEEP_LOCAL = 0, /* a pool of worker processes here (the default)     */
+    LUA_SWEEP_LIST,      /* print the cases and stop                          */
+    LUA_SWEEP_CASE,      /* run case `case_index` only, write its row file     */
+    LUA_SWEEP_SLURM,     /* write (and submit) a Slurm job-array script        */
+    LUA_SWEEP_MERGE      /* collect the per-case files, then go on             */
+} lua_sweep_mode_kind;
+
+typedef struct lua_sweep_mode {
+    int kind;                 /* lua_sweep_mode_kind                         */
+    long long case_index;     /* LUA_SWEEP_CASE, 1-based                     */
+    int jobs, fresh, resubmit, submit, chunk;
+    const char *out, *partition, *time, *mem;
+    char *const *options;     /* the host's options, replayed by Slurm tasks */
+    int n_options;
+    const char *script;
+    char *const *args;
+    int n_args;
+} lua_sweep_mode;
+
+/* Set wb._sweep_mode for the script about to run. */
+void lua_sweep_set_mode(lua_State *L, const lua_sweep_mode *mode);
+
 /* Open the module (leaves it on the stack) and set the global `wb`. */
 int luaopen_workbench(lua_State *L);
 /* Run the embedded Lua part of the module (checks, order, plot, ...). */
@@ -40,6 +65,7 @@ void lua_model_register(lua_State *L);
 void lua_method_register(lua_State *L);
 void lua_solution_register(lua_State *L);
 void lua_tableau_register(lua_State *L);
+void lua_sweep_register(lua_State *L);
 
 /* Helpers shared by the files. */
 lua_model *lua_check_model(lua_State *L, int idx);

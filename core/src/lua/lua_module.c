@@ -431,6 +431,7 @@ int luaopen_workbench(lua_State *L)
     lua_method_register(L);
     lua_solution_register(L);
     lua_tableau_register(L);
+    lua_sweep_register(L);
     lua_pushvalue(L, -1);
     lua_pushcclosure(L, integrate, 1);
     lua_setfield(L, -2, "integrate");

@@ -16,6 +16,7 @@ static volatile sig_atomic_t interrupt_requested;
 
 void driver_request_interrupt(void) { interrupt_requested = 1; }
 void driver_clear_interrupt(void) { interrupt_requested = 0; }
+int driver_interrupt_requested(void) { return interrupt_requested != 0; }
 
 static double now_seconds(void)
 {

@@ -89,6 +89,7 @@ double solution_value(solution *s, int c, long long r);
 /* Interruption (SIGINT): the loop stops at the next step. */
 void driver_request_interrupt(void);
 void driver_clear_interrupt(void);
+int driver_interrupt_requested(void);
 
 /* Compute one diagnostic row for (t, q, p) with given aux values (all of
  * them, in the integrator's layout). */

@@ -1,0 +1,565 @@
+-- sweep.lua -- wb.sweep: many independent runs, one worker process each,
+-- merged into one table (embedded in the binary; the pool of workers is C,
+-- core/src/lua/lua_sweep.c).
+--
+--   local T = wb.sweep{
+--     cases = {{h = 0.1, method = "rattle"}, ...}   -- or a generator function
+--     run = function(case) ... return {error = e, steps = n} end,
+--     jobs = 2,                 -- worker processes (default: every core)
+--     out = "results.tsv",      -- rows written as cases finish; rerunning
+--                               -- skips the cases already there (fresh = true
+--                               -- or --fresh redoes them)
+--     timeout = 60,             -- seconds per case (default: none)
+--   }
+--
+-- Each row holds the case's scalar fields (numbers, strings, booleans; a
+-- field holding a table is passed to run but not recorded), then the values
+-- run returned, then status ("ok", "error", "crashed", "timeout"), seconds
+-- and error (the message of a failed case).  A failing case never stops the
+-- others.  The same script runs under `workbench sweep` for the command
+-- line, GNU parallel and Slurm (see `workbench sweep --help`).
+local wb = ...
+
+local format, concat = string.format, table.concat
+
+---------------------------------------------------------------------------
+-- Values in files and between processes: one line per value, tabs and
+-- newlines escaped, every double exact (%.17g, inf, -inf, nan).
+---------------------------------------------------------------------------
+local function encode(v)
+  local kind = type(v)
+  if kind == "number" then
+    if math.type(v) == "integer" then return tostring(v) end
+    if v ~= v then return "nan" end
+    if v == math.huge then return "inf" end
+    if v == -math.huge then return "-inf" end
+    return format("%.17g", v)
+  elseif kind == "boolean" then
+    return v and "true" or "false"
+  end
+  return (tostring(v):gsub("[\\\t\n\r]", {["\\"] = "\\\\", ["\t"] = "\\t", ["\n"] = "\\n",
+                                          ["\r"] = "\\r"}))
+end
+
+local specials = {nan = 0 / 0, inf = math.huge, ["-inf"] = -math.huge, ["-0"] = -0.0,
+                  ["true"] = true, ["false"] = false}
+
+local function unescape(s)
+  return (s:gsub("\\(.)", {["\\"] = "\\", t = "\t", n = "\n", r = "\r"}))
+end
+
+local function decode(s)
+  if specials[s] ~= nil then return specials[s] end
+  if s:match("^[-+]?%d+$") then
+    return math.tointeger(tonumber(s)) or tonumber(s)
+  end
+  if s:match("^[-+]?%d*%.?%d*[eE]?[-+]?%d*$") and s:match("%d") then
+    local x = tonumber(s)
+    if x then return x end
+  end
+  return unescape(s)
+end
+
+local function is_scalar(v)
+  local kind = type(v)
+  return kind == "number" or kind == "string" or kind == "boolean"
+end
+
+local function sorted_keys(t, keep)
+  local keys = {}
+  for k, v in pairs(t) do
+    if type(k) == "string" and (not keep or keep(v)) then keys[#keys + 1] = k end
+  end
+  table.sort(keys)
+  return keys
+end
+
+-- A result table sent from a worker: "key\tvalue" lines.
+local function serialize(result)
+  local lines = {}
+  for _, k in ipairs(sorted_keys(result, is_scalar)) do
+    lines[#lines + 1] = encode(k) .. "\t" .. encode(result[k])
+  end
+  return concat(lines, "\n")
+end
+
+local function deserialize(text)
+  local result = {}
+  for line in text:gmatch("[^\n]+") do
+    local k, v = line:match("^([^\t]*)\t(.*)$")
+    if k then result[unescape(k)] = decode(v) end
+  end
+  return result
+end
+
+---------------------------------------------------------------------------
+-- The table of results: rows with methods.
+---------------------------------------------------------------------------
+local Table = {}
+Table.__index = Table
+
+local function new_table(rows, columns)
+  rows.columns = columns
+  return setmetatable(rows, Table)
+end
+
+-- T:column(name) -> the values of one column, in row order
+function Table:column(name)
+  local out = {}
+  for i, row in ipairs(self) do out[i] = row[name] end
+  return out
+end
+
+-- T:select(pred) with pred a function(row) -> bool or a table of
+-- field = value that must all match
+function Table:select(pred)
+  local test = pred
+  if type(pred) == "table" then
+    test = function(row)
+      for k, v in pairs(pred) do
+        if row[k] ~= v then return false end
+      end
+      return true
+    end
+  end
+  local rows = {}
+  for _, row in ipairs(self) do
+    if test(row) then rows[#rows + 1] = row end
+  end
+  return new_table(rows, self.columns)
+end
+
+-- T:group_by(field) -> list of {key = value, rows = T'} in first-seen order
+function Table:group_by(field)
+  local groups, by_key = {}, {}
+  for _, row in ipairs(self) do
+    local key = row[field]
+    local id = encode(key)
+    if not by_key[id] then
+      by_key[id] = {key = key, rows = new_table({}, self.columns)}
+      groups[#groups + 1] = by_key[id]
+    end
+    local rows = by_key[id].rows
+    rows[#rows + 1] = row
+  end
+  return groups
+end
+
+-- T:fit_orders{h = "h", error = "error", by = "method" [, floor = ...]}
+-- -> list of {key, order, used} per group (wb.fit_order per group)
+function Table:fit_orders(spec)
+  local h, err = spec.h or "h", spec.error or "error"
+  local groups = spec.by and self:group_by(spec.by) or {{key = "all", rows = self}}
+  local out = {}
+  for _, g in ipairs(groups) do
+    local ok = g.rows:select(function(row) return row.status == nil or row.status == "ok" end)
+    local order, used = wb.fit_order(ok:column(h), ok:column(err), spec.floor)
+    out[#out + 1] = {key = g.key, order = order, used = used}
+  end
+  return out
+end
+
+-- T:plot{file = ..., x = "h", y = "error", by = "method", ...}: one series
+-- per group; every other field goes to wb.plot as it is
+function Table:plot(spec)
+  local options, series = {}, {}
+  for k, v in pairs(spec) do
+    if k ~= "x" and k ~= "y" and k ~= "by" then options[k] = v end
+  end
+  local groups = spec.by and self:group_by(spec.by) or {{key = spec.y, rows = self}}
+  for _, g in ipairs(groups) do
+    series[#series + 1] = {x = g.rows:column(spec.x), y = g.rows:column(spec.y),
+                           title = tostring(g.key)}
+  end
+  options.series = series
+  return wb.plot(options)
+end
+
+local function header_line(columns)
+  local names = {}
+  for i, c in ipairs(columns) do names[i] = encode(c) end
+  return concat(names, "\t") .. "\n"
+end
+
+local function row_line(columns, row)
+  local cells = {}
+  for i, c in ipairs(columns) do
+    local v = row[c]
+    cells[i] = v == nil and "" or encode(v)
+  end
+  return concat(cells, "\t") .. "\n"
+end
+
+-- T:write(path): the table as a TSV file (header line, one row per line)
+function Table:write(path)
+  local lines = {header_line(self.columns)}
+  for _, row in ipairs(self) do lines[#lines + 1] = row_line(self.columns, row) end
+  wb.write_file(path, concat(lines))
+end
+
+---------------------------------------------------------------------------
+-- Reading a results file back.
+---------------------------------------------------------------------------
+local function split_tabs(line)
+  local cells = {}
+  for cell in (line .. "\t"):gmatch("([^\t]*)\t") do cells[#cells + 1] = cell end
+  return cells
+end
+
+-- columns, rows of a results file, or nil when there is none
+local function read_results(path)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  local columns, rows = nil, {}
+  for line in text:gmatch("[^\n]+") do
+    local cells = split_tabs(line)
+    if not columns then
+      columns = {}
+      for i, c in ipairs(cells) do columns[i] = unescape(c) end
+    else
+      local row = {}
+      for i, c in ipairs(columns) do
+        if cells[i] and cells[i] ~= "" then row[c] = decode(cells[i]) end
+      end
+      rows[#rows + 1] = row
+    end
+  end
+  return columns, rows
+end
+
+wb.read_results = function(path)
+  local columns, rows = read_results(wb.output_path(path))
+  if not columns then error("wb.read_results: cannot read '" .. tostring(path) .. "'", 2) end
+  return new_table(rows, columns)
+end
+
+---------------------------------------------------------------------------
+-- Cases.
+---------------------------------------------------------------------------
+local function materialize(cases)
+  if type(cases) == "table" then
+    for i, case in ipairs(cases) do
+      if type(case) ~= "table" then
+        error(format("wb.sweep: case %d is a %s, not a table of fields", i, type(case)), 3)
+      end
+    end
+    return cases
+  end
+  if type(cases) ~= "function" then
+    error("wb.sweep: cases must be a list of case tables or a generator function", 3)
+  end
+  local list = {}
+  for case in cases do
+    if type(case) ~= "table" then
+      error(format("wb.sweep: the generator gave a %s as case %d", type(case), #list + 1), 3)
+    end
+    list[#list + 1] = case
+  end
+  return list
+end
+
+-- the scalar fields of every case, sorted
+local function case_columns(cases)
+  local seen, columns = {}, {}
+  for _, case in ipairs(cases) do
+    for _, k in ipairs(sorted_keys(case, is_scalar)) do
+      if not seen[k] then seen[k] = true; columns[#columns + 1] = k end
+    end
+  end
+  table.sort(columns)
+  return columns
+end
+
+local function case_key(columns, case)
+  local cells = {}
+  for i, c in ipairs(columns) do
+    cells[i] = case[c] == nil and "" or encode(case[c])
+  end
+  return concat(cells, "\t")
+end
+
+local STATUS_COLUMNS = {"status", "seconds", "error"}
+
+-- the row of a finished case: its fields, its results, its verdict
+local function make_row(case, status, text, seconds)
+  local row = {}
+  for k, v in pairs(case) do
+    if type(k) == "string" and is_scalar(v) then row[k] = v end
+  end
+  if status == "ok" then
+    for k, v in pairs(deserialize(text)) do row[k] = v end
+  end
+  row.status, row.seconds = status, seconds
+  row.error = status ~= "ok" and text or nil
+  return row
+end
+
+-- run(case) in the current process, its result serialized
+local function work_of(spec, cases)
+  return function(i)
+    local result = spec.run(cases[i])
+    if type(result) ~= "table" then
+      error(format("run returned a %s for case %d; return a table of name = value",
+                   type(result), i))
+    end
+    return serialize(result)
+  end
+end
+
+---------------------------------------------------------------------------
+-- The modes.
+---------------------------------------------------------------------------
+local function check_spec(spec)
+  if type(spec) ~= "table" then error("wb.sweep: give a table {cases =, run =, ...}", 3) end
+  local known = {cases = 1, run = 1, jobs = 1, out = 1, timeout = 1, fresh = 1, progress = 1}
+  for k in pairs(spec) do
+    if not known[k] then
+      error(format("wb.sweep: unknown field '%s' (fields: cases, run, jobs, out, timeout, "
+                   .. "fresh, progress)", tostring(k)), 3)
+    end
+  end
+  if type(spec.run) ~= "function" then error("wb.sweep: run must be a function(case)", 3) end
+  if spec.out ~= nil and type(spec.out) ~= "string" then
+    error("wb.sweep: out must be a file name", 3)
+  end
+end
+
+local function columns_of(cases, rows)
+  local columns = case_columns(cases)
+  local seen = {}
+  for _, c in ipairs(columns) do seen[c] = true end
+  for _, c in ipairs(STATUS_COLUMNS) do seen[c] = true end
+  local extra = {}
+  for _, row in ipairs(rows) do
+    for k in pairs(row) do
+      if not seen[k] then seen[k] = true; extra[#extra + 1] = k end
+    end
+  end
+  table.sort(extra)
+  for _, c in ipairs(extra) do columns[#columns + 1] = c end
+  for _, c in ipairs(STATUS_COLUMNS) do columns[#columns + 1] = c end
+  return columns
+end
+
+local function list_cases(cases)
+  local columns = case_columns(cases)
+  for i, case in ipairs(cases) do
+    local cells = {tostring(i)}
+    for _, c in ipairs(columns) do
+      cells[#cells + 1] = c .. "=" .. (case[c] == nil and "" or encode(case[c]))
+    end
+    io.write(concat(cells, "\t"), "\n")
+  end
+  io.stdout:flush()
+  os.exit(0, true)
+end
+
+local function case_dir(out) return out .. ".cases" end
+local function case_file(out, i) return format("%s/case-%d.tsv", case_dir(out), i) end
+
+-- --case I: run case I here and write its one-row results file
+local function run_one_case(spec, cases, out, i)
+  if not (math.type(i) == "integer" and i >= 1 and i <= #cases) then
+    io.stderr:write(format("workbench sweep: --case %s is not a case of 1..%d\n", tostring(i),
+                           #cases))
+    os.exit(2, true)
+  end
+  local started = wb.clock()
+  local ok, text = pcall(work_of(spec, cases), i)
+  local row = make_row(cases[i], ok and "ok" or "error", tostring(text), wb.clock() - started)
+  local columns = columns_of(cases, {row})
+  table.insert(columns, 1, "case")
+  row.case = i
+  wb.write_file(case_file(out, i), header_line(columns) .. row_line(columns, row))
+  os.exit(ok and 0 or 1, true)
+end
+
+local function shell_quote(s)
+  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
+end
+
+-- the job-array script for the given case indices (1-based), and sbatch
+local function absolute(path, cwd)
+  if path:sub(1, 1) == "/" or not cwd then return path end
+  return cwd .. "/" .. path
+end
+
+local function write_batch(mode, out, indices)
+  out = absolute(out, mode.cwd)
+  local opt = mode.slurm or {}
+  -- Slurm opens the tasks' output files before they run: the folder first
+  wb.write_file(case_dir(out) .. "/.slurm", "job-array outputs of " .. out .. "\n")
+  local chunk = math.max(1, math.floor(opt.chunk or 1))
+  local tasks = math.ceil(#indices / chunk)
+  local lines = {"#!/bin/sh",
+                 format("#SBATCH --job-name=%s", "workbench-sweep"),
+                 format("#SBATCH --array=0-%d", tasks - 1),
+                 format("#SBATCH --output=%s", shell_quote(case_dir(out) .. "/slurm-%A_%a.out"))}
+  if opt.partition then lines[#lines + 1] = "#SBATCH --partition=" .. opt.partition end
+  if opt.time then lines[#lines + 1] = "#SBATCH --time=" .. opt.time end
+  if opt.mem then lines[#lines + 1] = "#SBATCH --mem=" .. opt.mem end
+  lines[#lines + 1] = "# one array task runs a chunk of cases; the case list is the script's"
+  lines[#lines + 1] = "cases='" .. concat(indices, " ") .. "'"
+  lines[#lines + 1] = "set -- $cases"
+  lines[#lines + 1] = format("first=$((SLURM_ARRAY_TASK_ID * %d + 1))", chunk)
+  lines[#lines + 1] = "status=0"
+  lines[#lines + 1] = format("for k in $(seq \"$first\" $((first + %d))); do", chunk - 1)
+  lines[#lines + 1] = "  [ \"$k\" -le $# ] || break"
+  lines[#lines + 1] = "  eval i=\\${$k}"
+  local command = {shell_quote(wb._executable())}
+  for _, a in ipairs(mode.options or {}) do command[#command + 1] = shell_quote(a) end
+  command[#command + 1] = "sweep --case \"$i\""
+  command[#command + 1] = shell_quote(absolute(mode.script, mode.cwd))
+  for _, a in ipairs(mode.args or {}) do command[#command + 1] = shell_quote(a) end
+  lines[#lines + 1] = "  " .. concat(command, " ") .. " || status=1"
+  lines[#lines + 1] = "done"
+  lines[#lines + 1] = "exit $status"
+  local path = out .. ".slurm.sh"
+  wb.write_file(path, concat(lines, "\n") .. "\n")
+  io.write(format("workbench sweep: %d case(s) in %d array task(s): %s\n", #indices, tasks, path))
+  if opt.submit then
+    local pipe = io.popen("cd " .. shell_quote(mode.cwd or ".") .. " && sbatch --parsable "
+                          .. shell_quote(path) .. " 2>&1")
+    local answer = pipe:read("a")
+    local ok = pipe:close()
+    if not ok then
+      io.stderr:write("workbench sweep: sbatch failed: " .. answer)
+      os.exit(1, true)
+    end
+    io.write("workbench sweep: submitted job " .. answer:gsub("%s+$", "") .. "\n")
+  end
+  io.stdout:flush()
+end
+
+-- --merge: collect the per-case files into out (a case without one keeps
+-- its row from an earlier run in out); report what is missing
+local function merge(mode, cases, out)
+  local rows, missing, failed = {}, {}, {}
+  local key_columns, earlier = case_columns(cases), {}
+  local _, old_rows = read_results(out)
+  for _, row in ipairs(old_rows or {}) do earlier[case_key(key_columns, row)] = row end
+  for i = 1, #cases do
+    local _, found = read_results(case_file(out, i))
+    local row = found and found[1] or earlier[case_key(key_columns, cases[i])]
+    if row then
+      row.case = nil
+      rows[#rows + 1] = row
+      if row.status ~= "ok" then failed[#failed + 1] = i end
+    else
+      missing[#missing + 1] = i
+    end
+  end
+  local columns = columns_of(cases, rows)
+  local T = new_table(rows, columns)
+  T:write(out)
+  io.write(format("workbench sweep: merged %d of %d case(s) into %s; %d failed%s, %d missing%s\n",
+                  #rows, #cases, out, #failed,
+                  #failed > 0 and " (" .. concat(failed, " ") .. ")" or "", #missing,
+                  #missing > 0 and " (" .. concat(missing, " ") .. ")" or ""))
+  if mode.resubmit and #failed + #missing > 0 then
+    local again = {}
+    for _, i in ipairs(missing) do again[#again + 1] = i end
+    for _, i in ipairs(failed) do again[#again + 1] = i end
+    table.sort(again)
+    write_batch(mode, out, again)
+  end
+  T.missing, T.failed = missing, failed
+  return T
+end
+
+-- the default: a local pool, rows appended to out as cases finish, cases
+-- already done (same fields, status ok) skipped
+local function run_locally(spec, cases, out, mode)
+  local fresh = spec.fresh or mode.fresh
+  local columns, previous = nil, {}
+  local key_columns = case_columns(cases)
+  if out and not fresh then
+    local old_columns, old_rows = read_results(out)
+    if old_columns then
+      columns = old_columns
+      for _, row in ipairs(old_rows) do
+        if row.status == "ok" then previous[case_key(key_columns, row)] = row end
+      end
+    end
+  end
+  local rows, todo = {}, {}
+  for i, case in ipairs(cases) do
+    local done = previous[case_key(key_columns, case)]
+    if done then rows[i] = done else todo[#todo + 1] = i end
+  end
+  local pending, dropped = {}, false
+  local function write_row(row)
+    if not out then return end
+    if not columns then
+      columns = columns_of(cases, {row})
+      wb.write_file(out, header_line(columns))
+    end
+    for k in pairs(row) do
+      local known = false
+      for _, c in ipairs(columns) do known = known or c == k end
+      if not known and not dropped then
+        dropped = true
+        io.stderr:write(format("wb.sweep: '%s' is not a column of %s; such values stay in "
+                               .. "the returned table only\n", tostring(k), out))
+      end
+    end
+    wb._append_line(out, row_line(columns, row))
+  end
+  if out and fresh then columns = nil end
+  local work = work_of(spec, cases)
+  wb._sweep_pool{
+    count = #todo,
+    jobs = spec.jobs or mode.jobs or wb._processors(),
+    timeout = spec.timeout,
+    progress = spec.progress ~= false,
+    work = function(k) return work(todo[k]) end,
+    collect = function(k, status, text, seconds)
+      local i = todo[k]
+      local row = make_row(cases[i], status, text, seconds)
+      rows[i] = row
+      if status == "ok" or columns then
+        write_row(row)
+      else
+        pending[#pending + 1] = row -- written once a success fixes the columns
+      end
+      if columns and #pending > 0 then
+        for _, p in ipairs(pending) do write_row(p) end
+        pending = {}
+      end
+    end,
+  }
+  if out and #pending > 0 then
+    for _, p in ipairs(pending) do write_row(p) end
+  end
+  local T = new_table(rows, columns_of(cases, rows))
+  if out then T:write(out) end -- whole, in case order, once every case is in
+  return T
+end
+
+function wb.sweep(spec)
+  check_spec(spec)
+  local cases = materialize(spec.cases)
+  local mode = wb._sweep_mode or {mode = "local"}
+  local out = spec.out or mode.default_out
+  if out then out = wb.output_path(out) end
+  if mode.mode ~= "local" and not out then
+    error("wb.sweep: give out = \"file.tsv\" to run a sweep from the command line", 2)
+  end
+  if mode.mode == "list" then
+    list_cases(cases)
+  elseif mode.mode == "case" then
+    run_one_case(spec, cases, out, mode.case)
+  elseif mode.mode == "slurm" then
+    local all = {}
+    for i = 1, #cases do all[i] = i end
+    write_batch(mode, out, all)
+    os.exit(0, true)
+  elseif mode.mode == "merge" then
+    return merge(mode, cases, out)
+  end
+  return run_locally(spec, cases, out, mode)
+end
+
+wb._sweep_encode, wb._sweep_decode = encode, decode
