@@ -29,6 +29,9 @@
 --   VI-A's energy first exceeds 10 H0 at t = 53 and Newton fails at
 --   t = 59.75 (paper: blow-up "at about t = 55").
 --
+-- The 25 runs are independent: they run as a wb.sweep on every core (the
+-- numbers are those of one run after another, bit for bit).
+--
 --   workbench scripts/ggl/stability.lua [--quick]
 package.path = (arg[0]:match("^(.*)/") or ".") .. "/?.lua;" .. package.path
 local common = require "ggl_common"
@@ -41,29 +44,57 @@ local q0, p0 = model:initial()
 local E0 = model:energy(q0, p0)
 
 wb.printf("GGL paper Sect. 6.3: stability of the four-particle system, T = %g, E0 = %.6g\n", T, E0)
-local runs = {}
-for _, h in ipairs(steps_sizes) do
-  runs[h] = {}
+
+-- The energy series of a run, for its figure, as a file the parent reads.
+local function series_file(h, label)
+  return string.format("plots/ggl/data/stability_h%g_%s.tsv", h, label)
+end
+
+local function write_series(path, t, E)
+  local lines = {"# t\tenergy"}
+  for i = 1, #t do lines[#lines + 1] = string.format("%.17g\t%.17g", t[i], E[i]) end
+  wb.write_file(path, table.concat(lines, "\n") .. "\n")
+end
+
+-- One run: when (if ever) it blows up or Newton fails, its energy error
+-- before that, its Newton iterations; the series goes to a file.
+local function stability_run(case)
+  local h, s = case.h, schemes[case.scheme_index]
   local steps = math.floor(T / h + 0.5)
   local every = math.max(1, math.floor(0.1 / h))
-  for _, s in ipairs(schemes) do
-    local sol = wb.integrate{model = model, method = s.method, h = h, steps = steps,
-                             every = every, on_failure = "stop"}
-    local t, E = sol.t, sol:column("energy")
-    local run = {sol = sol, t = t, E = E, blow_up = nil, failure = sol.failure_time}
-    for i = 1, #E do
-      if not (math.abs(E[i] - E0) <= 10 * E0) then run.blow_up = t[i]; break end
-    end
-    local worst = 0
-    for i = 1, #E do
-      if run.blow_up and t[i] >= run.blow_up then break end
-      worst = wb.max(worst, math.abs(E[i] - E0) / E0)
-    end
-    run.energy_error = worst
-    run.stable = run.blow_up == nil and run.failure == nil
-    run.iterations = sol.stats.mean_newton_iterations
-    runs[h][s.label] = run
+  local sol = wb.integrate{model = model, method = s.method, h = h, steps = steps,
+                           every = every, on_failure = "stop"}
+  local t, E = sol.t, sol:column("energy")
+  local result = {failure = sol.failure_time, iterations = sol.stats.mean_newton_iterations}
+  for i = 1, #E do
+    if not (math.abs(E[i] - E0) <= 10 * E0) then result.blow_up = t[i]; break end
   end
+  local worst = 0
+  for i = 1, #E do
+    if result.blow_up and t[i] >= result.blow_up then break end
+    worst = wb.max(worst, math.abs(E[i] - E0) / E0)
+  end
+  result.energy_error = worst
+  write_series(series_file(h, s.label), t, E)
+  return result
+end
+
+-- Every (h, scheme) is an independent run: a sweep over them, on every core.
+local cases = {}
+for _, h in ipairs(steps_sizes) do
+  for i, s in ipairs(schemes) do cases[#cases + 1] = {h = h, scheme = s.label, scheme_index = i} end
+end
+local results = wb.sweep{cases = cases, run = stability_run, progress = false}
+local runs = {}
+for _, row in ipairs(results) do
+  if row.status ~= "ok" then error("stability run h = " .. row.h .. ", " .. row.scheme .. ": "
+                                   .. tostring(row.error)) end
+  runs[row.h] = runs[row.h] or {}
+  local series = wb.read_table(series_file(row.h, row.scheme))
+  runs[row.h][row.scheme] = {t = series.t, E = series.energy, blow_up = row.blow_up,
+                             failure = row.failure, energy_error = row.energy_error,
+                             iterations = row.iterations,
+                             stable = row.blow_up == nil and row.failure == nil}
 end
 
 ---------------------------------------------------------------------------
