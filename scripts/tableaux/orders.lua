@@ -77,17 +77,30 @@ local families = {
   {"lobatto_iiia_iiib", 2, function(s) return 2 * s - 2 end, "prk"},
 }
 
+-- Every (family, s) ladder is independent: a sweep over them, on every
+-- core (the numbers are those of one ladder after another, bit for bit).
+local cases = {}
+for f, fam in ipairs(families) do
+  for s = fam[2], max_s do cases[#cases + 1] = {family = fam[1], s = s, family_index = f} end
+end
+local ladders = wb.sweep{cases = cases, progress = false, run = function(case)
+  local fam = families[case.family_index]
+  local method = wb.method(fam[4] or "rk", {tableau = wb.tableau[fam[1]](case.s)})
+  local hs, errs = ladder(method)
+  local order, used = fit_window(hs, errs)
+  return {h = hs, errors = errs, order = order, used = used}
+end}
+
 local rows = {}
 for _, fam in ipairs(families) do
-  local name, first, nominal, family_method = fam[1], fam[2], fam[3], fam[4] or "rk"
+  local name, nominal = fam[1], fam[3]
   local series = {}
-  for s = first, max_s do
-    local tableau = wb.tableau[name](s)
-    local method = wb.method(family_method, {tableau = tableau})
-    local hs, errs = ladder(method)
-    local order, used = fit_window(hs, errs)
+  for _, run in ipairs(ladders:select{family = name}) do
+    if run.status ~= "ok" then error(name .. " s = " .. run.s .. ": " .. tostring(run.error)) end
+    local s, order, used = run.s, run.order, run.used
     rows[#rows + 1] = {name, s, nominal(s), order, used}
-    series[#series + 1] = {x = hs, y = errs, title = string.format("s = %d (order %d)", s, nominal(s)),
+    series[#series + 1] = {x = run.h, y = run.errors,
+                           title = string.format("s = %d (order %d)", s, nominal(s)),
                            with = "linespoints"}
     wb.check(used >= 4, string.format("%s s = %d: at least 4 points in the asymptotic range", name, s),
              tostring(used))

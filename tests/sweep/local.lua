@@ -76,14 +76,15 @@ wb.check(#file == 1 and file[1].energy_error == -1, "fresh rewrote the file")
 local odd = {{tag = "tabs\tand\nnewlines \\ too"}}
 local R = wb.sweep{cases = odd, jobs = 1, out = "odd.tsv", progress = false, run = function()
   return {nan = 0 / 0, inf = math.huge, minf = -math.huge, zero = -0.0, tiny = 4.9e-324,
-          third = 1 / 3, word = "x\ty"}
+          third = 1 / 3, word = "x\ty", list = {1, 1 / 3, -0.0, 1e300}}
 end}
 local back = wb.read_results("odd.tsv")[1]
 for _, row in ipairs{R[1], back} do
   wb.check(row.nan ~= row.nan and row.inf == math.huge and row.minf == -math.huge
            and 1 / row.zero == -math.huge and row.tiny == 4.9e-324 and row.third == 1 / 3
-           and row.word == "x\ty" and row.tag == odd[1].tag,
-           "nan, inf, -0, subnormals, 1/3 and strings with tabs survive")
+           and row.word == "x\ty" and row.tag == odd[1].tag and #row.list == 4
+           and row.list[2] == 1 / 3 and 1 / row.list[3] == -math.huge and row.list[4] == 1e300,
+           "nan, inf, -0, subnormals, 1/3, lists and strings with tabs survive")
 end
 
 -- 5. the table's helpers

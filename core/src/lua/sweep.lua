@@ -12,8 +12,8 @@
 --     timeout = 60,             -- seconds per case (default: none)
 --   }
 --
--- Each row holds the case's scalar fields (numbers, strings, booleans; a
--- field holding a table is passed to run but not recorded), then the values
+-- Each row holds the case's scalar fields (numbers, strings, booleans and
+-- lists of numbers; any other table is passed to run but not recorded), then the values
 -- run returned, then status ("ok", "error", "crashed", "timeout"), seconds
 -- and error (the message of a failed case).  A failing case never stops the
 -- others.  The same script runs under `workbench sweep` for the command
@@ -24,10 +24,30 @@ local format, concat = string.format, table.concat
 
 ---------------------------------------------------------------------------
 -- Values in files and between processes: one line per value, tabs and
--- newlines escaped, every double exact (%.17g, inf, -inf, nan).
+-- newlines escaped, every double exact (%.17g, inf, -inf, nan); a list of
+-- numbers as [x1,x2,...].
 ---------------------------------------------------------------------------
-local function encode(v)
+local function is_number_list(v)
+  if type(v) ~= "table" then return false end
+  local n = 0
+  for k, x in pairs(v) do
+    if math.type(k) ~= "integer" or type(x) ~= "number" then return false end
+    n = n + 1
+  end
+  return n == #v
+end
+
+local encode
+
+local function encode_list(v)
+  local cells = {}
+  for i, x in ipairs(v) do cells[i] = encode(x) end
+  return "[" .. concat(cells, ",") .. "]"
+end
+
+function encode(v)
   local kind = type(v)
+  if kind == "table" then return encode_list(v) end
   if kind == "number" then
     if math.type(v) == "integer" then return tostring(v) end
     if v ~= v then return "nan" end
@@ -48,8 +68,17 @@ local function unescape(s)
   return (s:gsub("\\(.)", {["\\"] = "\\", t = "\t", n = "\n", r = "\r"}))
 end
 
-local function decode(s)
+local decode
+
+local function decode_list(s)
+  local list = {}
+  for cell in s:sub(2, -2):gmatch("[^,]+") do list[#list + 1] = decode(cell) end
+  return list
+end
+
+function decode(s)
   if specials[s] ~= nil then return specials[s] end
+  if s:match("^%[[-+%w.,]*%]$") then return decode_list(s) end
   if s:match("^[-+]?%d+$") then
     return math.tointeger(tonumber(s)) or tonumber(s)
   end
@@ -60,9 +89,10 @@ local function decode(s)
   return unescape(s)
 end
 
+-- what a row records: numbers, strings, booleans and lists of numbers
 local function is_scalar(v)
   local kind = type(v)
-  return kind == "number" or kind == "string" or kind == "boolean"
+  return kind == "number" or kind == "string" or kind == "boolean" or is_number_list(v)
 end
 
 local function sorted_keys(t, keep)
