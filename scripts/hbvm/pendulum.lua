@@ -89,23 +89,36 @@ local function lambda_exact(t)
   return lambda
 end
 
+-- Every (s, n) is an independent run: a sweep over them, on every core
+-- (the numbers are those of one run after another, bit for bit).
+local cases = {}
+for s = 1, 3 do
+  for n = 0, n_max do cases[#cases + 1] = {s = s, n = n} end
+end
+local entries = wb.sweep{cases = cases, progress = false, run = function(c)
+  local method = wb.method("hbvm", {k = c.s, s = c.s})
+  local sol = wb.integrate{model = model, method = method, h = 0.1 * 2 ^ -c.n,
+                           steps = 100 * 2 ^ c.n}
+  return {e_s = state_error(sol),
+          e_l = common.multiplier_error(sol, model, lambda_exact, "start"),
+          e_mid = common.multiplier_error(sol, model, lambda_exact, "mid"),
+          e_hc = sol:max("hidden_constraint"), e_H = sol:max("energy_error_abs"),
+          e_g = sol:max("constraint"), sweeps = sol.stats.mean_newton_iterations}
+end}
+
 local results, series = {}, {}
 local colors = {"#1f77b4", "#d62728", "#2ca02c"}
 for s = 1, 3 do
-  local method = wb.method("hbvm", {k = s, s = s})
   local r = {h = {}, n = {}, e_s = {}, e_l = {}, e_mid = {}, e_hc = {}, e_H = {}, e_g = {},
              sweeps = {}}
-  for n = 0, n_max do
-    local h = 0.1 * 2 ^ -n
-    local sol = wb.integrate{model = model, method = method, h = h, steps = 100 * 2 ^ n}
+  for _, entry in ipairs(entries:select{s = s}) do
+    if entry.status ~= "ok" then error("HBVM(" .. s .. ") n = " .. entry.n .. ": " .. entry.error) end
+    local n = entry.n
     local i = n + 1
-    r.h[i], r.n[i] = h, n
-    r.e_s[i] = state_error(sol)
-    r.e_l[i] = common.multiplier_error(sol, model, lambda_exact, "start")
-    r.e_mid[i] = common.multiplier_error(sol, model, lambda_exact, "mid")
-    r.e_hc[i] = sol:max("hidden_constraint")
-    r.e_H[i], r.e_g[i] = sol:max("energy_error_abs"), sol:max("constraint")
-    r.sweeps[i] = sol.stats.mean_newton_iterations
+    r.h[i], r.n[i] = 0.1 * 2 ^ -n, n
+    for _, key in ipairs{"e_s", "e_l", "e_mid", "e_hc", "e_H", "e_g", "sweeps"} do
+      r[key][i] = entry[key]
+    end
   end
   results[s] = r
   local p = paper[s]
