@@ -17,7 +17,7 @@ local function timed(jobs, run)
   local start = wb.clock()
   local T = wb.sweep{cases = cases, run = run, jobs = jobs, progress = false}
   local seconds = wb.clock() - start
-  for _, row in ipairs(T) do assert(row.status == "ok", row.error) end
+  for _, row in ipairs(T) do assert(row.status == "ok", row.failure) end
   return seconds, T
 end
 

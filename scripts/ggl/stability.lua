@@ -88,7 +88,7 @@ local results = wb.sweep{cases = cases, run = stability_run, progress = false}
 local runs = {}
 for _, row in ipairs(results) do
   if row.status ~= "ok" then error("stability run h = " .. row.h .. ", " .. row.scheme .. ": "
-                                   .. tostring(row.error)) end
+                                   .. tostring(row.failure)) end
   runs[row.h] = runs[row.h] or {}
   local series = wb.read_table(series_file(row.h, row.scheme))
   runs[row.h][row.scheme] = {t = series.t, E = series.energy, blow_up = row.blow_up,

@@ -105,7 +105,7 @@ for s = 1, 4 do
   local rows = wb.quick and quick_rows[s] or #paper[s]
   local r = {n = {}, h = {}, e_s = {}, e_l = {}, e_hc = {}, e_H = {}, e_g = {}}
   for i, entry in ipairs(entries:select{s = s}) do
-    if entry.status ~= "ok" then error("HBVM(" .. s .. ") n = " .. entry.n .. ": " .. entry.error) end
+    if entry.status ~= "ok" then error("HBVM(" .. s .. ") n = " .. entry.n .. ": " .. entry.failure) end
     r.n[i], r.h[i] = entry.n, period / entry.n
     r.e_s[i], r.e_l[i], r.e_hc[i], r.e_H[i], r.e_g[i] =
       entry.e_s, entry.e_l, entry.e_hc, entry.e_H, entry.e_g

@@ -112,7 +112,7 @@ for s = 1, 3 do
   local r = {h = {}, n = {}, e_s = {}, e_l = {}, e_mid = {}, e_hc = {}, e_H = {}, e_g = {},
              sweeps = {}}
   for _, entry in ipairs(entries:select{s = s}) do
-    if entry.status ~= "ok" then error("HBVM(" .. s .. ") n = " .. entry.n .. ": " .. entry.error) end
+    if entry.status ~= "ok" then error("HBVM(" .. s .. ") n = " .. entry.n .. ": " .. entry.failure) end
     local n = entry.n
     local i = n + 1
     r.h[i], r.n[i] = 0.1 * 2 ^ -n, n

@@ -96,7 +96,7 @@ for _, fam in ipairs(families) do
   local name, nominal = fam[1], fam[3]
   local series = {}
   for _, run in ipairs(ladders:select{family = name}) do
-    if run.status ~= "ok" then error(name .. " s = " .. run.s .. ": " .. tostring(run.error)) end
+    if run.status ~= "ok" then error(name .. " s = " .. run.s .. ": " .. tostring(run.failure)) end
     local s, order, used = run.s, run.order, run.used
     rows[#rows + 1] = {name, s, nominal(s), order, used}
     series[#series + 1] = {x = run.h, y = run.errors,

@@ -46,12 +46,12 @@ local statuses = {}
 for i, row in ipairs(T) do statuses[i] = row.status end
 wb.check(table.concat(statuses, " ") == "ok error crashed timeout error ok",
          "statuses: " .. table.concat(statuses, " "))
-wb.check(tostring(T[2].error):find("a Newton failure", 1, true) ~= nil, "the error's message kept")
-wb.check(tostring(T[3].error):find("signal", 1, true) ~= nil
-         or tostring(T[3].error):find("without a result", 1, true) ~= nil,
-         "the crash's reason kept: " .. tostring(T[3].error))
-wb.check(tostring(T[4].error):find("timed out after 1 s", 1, true) ~= nil, "the timeout kept")
-wb.check(tostring(T[5].error):find("return a table", 1, true) ~= nil, "a wrong return named")
+wb.check(tostring(T[2].failure):find("a Newton failure", 1, true) ~= nil, "the error's message kept")
+wb.check(tostring(T[3].failure):find("signal", 1, true) ~= nil
+         or tostring(T[3].failure):find("without a result", 1, true) ~= nil,
+         "the crash's reason kept: " .. tostring(T[3].failure))
+wb.check(tostring(T[4].failure):find("timed out after 1 s", 1, true) ~= nil, "the timeout kept")
+wb.check(tostring(T[5].failure):find("return a table", 1, true) ~= nil, "a wrong return named")
 wb.check(T[6].value == 1.5 and T[4].seconds >= 1 and T[4].seconds < 5, "the others went on")
 
 -- 3. rows written as they come; a rerun skips them; fresh redoes them

@@ -15,7 +15,7 @@
 -- Each row holds the case's scalar fields (numbers, strings, booleans and
 -- lists of numbers; any other table is passed to run but not recorded), then the values
 -- run returned, then status ("ok", "error", "crashed", "timeout"), seconds
--- and error (the message of a failed case).  A failing case never stops the
+-- and failure (the message of a failed case).  A failing case never stops the
 -- others.  The same script runs under `workbench sweep` for the command
 -- line, GNU parallel and Slurm (see `workbench sweep --help`).
 local wb = ...
@@ -310,7 +310,7 @@ local function case_key(columns, case)
   return concat(cells, "\t")
 end
 
-local STATUS_COLUMNS = {"status", "seconds", "error"}
+local STATUS_COLUMNS = {"status", "seconds", "failure"}
 
 -- the row of a finished case: its fields, its results, its verdict
 local function make_row(case, status, text, seconds)
@@ -322,7 +322,7 @@ local function make_row(case, status, text, seconds)
     for k, v in pairs(deserialize(text)) do row[k] = v end
   end
   row.status, row.seconds = status, seconds
-  row.error = status ~= "ok" and text or nil
+  row.failure = status ~= "ok" and text or nil
   return row
 end
 
@@ -333,6 +333,12 @@ local function work_of(spec, cases)
     if type(result) ~= "table" then
       error(format("run returned a %s for case %d; return a table of name = value",
                    type(result), i))
+    end
+    for _, reserved in ipairs(STATUS_COLUMNS) do
+      if result[reserved] ~= nil then
+        error(format("run returned '%s', a name the sweep's rows keep for themselves "
+                     .. "(status, seconds, failure)", reserved))
+      end
     end
     return serialize(result)
   end
