@@ -65,7 +65,8 @@ local function stability_run(case)
   local sol = wb.integrate{model = model, method = s.method, h = h, steps = steps,
                            every = every, on_failure = "stop"}
   local t, E = sol.t, sol:column("energy")
-  local result = {failure = sol.failure_time, iterations = sol.stats.mean_newton_iterations}
+  local result = {newton_failure = sol.failure_time,
+                  iterations = sol.stats.mean_newton_iterations}
   for i = 1, #E do
     if not (math.abs(E[i] - E0) <= 10 * E0) then result.blow_up = t[i]; break end
   end
@@ -92,9 +93,9 @@ for _, row in ipairs(results) do
   runs[row.h] = runs[row.h] or {}
   local series = wb.read_table(series_file(row.h, row.scheme))
   runs[row.h][row.scheme] = {t = series.t, E = series.energy, blow_up = row.blow_up,
-                             failure = row.failure, energy_error = row.energy_error,
+                             failure = row.newton_failure, energy_error = row.energy_error,
                              iterations = row.iterations,
-                             stable = row.blow_up == nil and row.failure == nil}
+                             stable = row.blow_up == nil and row.newton_failure == nil}
 end
 
 ---------------------------------------------------------------------------
