@@ -51,9 +51,16 @@ static void interrupt_hook(lua_State *L, lua_Debug *ar)
     luaL_error(L, "interrupted");
 }
 
+static void on_second_interrupt(int sig)
+{
+    atomic_remove_temporaries_now();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static void on_interrupt(int sig)
 {
-    signal(sig, SIG_DFL); /* a second Ctrl-C kills outright */
+    signal(sig, on_second_interrupt); /* a second Ctrl-C kills outright */
     driver_request_interrupt();
     if (running_state)
         lua_sethook(running_state, interrupt_hook,
@@ -397,6 +404,7 @@ static void cleanup(void)
 int main(int argc, char **argv)
 {
     plugins_set_executable(argv[0]);
+    atomic_install_signal_cleanup();
     const char *env_output = getenv("WORKBENCH_OUTPUT_DIR");
     if (env_output)
         output_set_root(env_output);

@@ -79,6 +79,10 @@ lua_solution *lua_push_solution(lua_State *L, int model_idx, int method_idx);
 void lua_read_vector(lua_State *L, int idx, int n, double *out, const char *what);
 void lua_push_vector(lua_State *L, int n, const double *x);
 void lua_push_matrix(lua_State *L, int rows, int cols, const double *A);
+/* The file name at arg, refused with a message starting with `what` when
+ * empty or holding a NUL byte; and the output path (run/output.h) for it. */
+const char *lua_check_file_name(lua_State *L, int arg, const char *what);
+const char *lua_check_output_path(lua_State *L, int arg, const char *what);
 /* Raise the host's last error as a Lua error. */
 int lua_host_error(lua_State *L);
 /* luaL_error with printf formats (lua_pushfstring knows no %g). */

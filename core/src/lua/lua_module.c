@@ -2,6 +2,7 @@
  * the embedded Lua part (core/lua/workbench.lua). */
 #include "lua/lua_api.h"
 #include "host/host.h"
+#include "run/gnuplot.h"
 #include "run/output.h"
 #include "host/tableau.h"
 
@@ -290,7 +291,7 @@ static int integrate(lua_State *L)
     if (lua_getfield(L, 1, "stream") != LUA_TNIL) {
         if (lua_type(L, -1) != LUA_TSTRING)
             luaL_error(L, "integrate: field 'stream' must be a file name");
-        lua_pushstring(L, output_path(lua_tostring(L, -1)));
+        lua_pushstring(L, lua_check_output_path(L, -1, "integrate: field 'stream'"));
         opt.stream_path = lua_tostring(L, -1); /* kept alive on the stack */
     }
     double *state = lua_newuserdatauv(L, sizeof(double) * (size_t)(m->nq + m->nv), 0);
@@ -340,9 +341,25 @@ static int list_methods(lua_State *L)
 
 /* ---- output helpers ------------------------------------------------------------------- */
 
+const char *lua_check_file_name(lua_State *L, int arg, const char *what)
+{
+    size_t len;
+    const char *path = luaL_checklstring(L, arg, &len);
+    if (len == 0)
+        luaL_error(L, "%s: the file name is empty", what);
+    if (strlen(path) != len)
+        luaL_error(L, "%s: the file name holds a NUL byte", what);
+    return path;
+}
+
+const char *lua_check_output_path(lua_State *L, int arg, const char *what)
+{
+    return output_path(lua_check_file_name(L, arg, what));
+}
+
 static int lua_output_path(lua_State *L)
 {
-    lua_pushstring(L, output_path(luaL_checkstring(L, 1)));
+    lua_pushstring(L, lua_check_output_path(L, 1, "wb.output_path"));
     return 1;
 }
 
@@ -350,9 +367,9 @@ static int lua_output_path(lua_State *L)
  * a relative path is taken under the output root. */
 static int write_file(lua_State *L)
 {
-    const char *path = output_path(luaL_checkstring(L, 1));
     size_t len;
     const char *text = luaL_checklstring(L, 2, &len);
+    const char *path = lua_check_output_path(L, 1, "wb.write_file");
     atomic_file f;
     if (atomic_open(&f, path) != 0)
         return lua_host_error(L);
@@ -368,41 +385,31 @@ static int write_file(lua_State *L)
 static int run_gnuplot(lua_State *L)
 {
     const char *script = luaL_checkstring(L, 1);
-    const char *figure = luaL_checkstring(L, 2);
-    char *temp = atomic_temp_name(figure);
-    if (!temp || make_parent_dirs(figure) != 0) {
-        free(temp);
-        return lua_host_error(L);
-    }
-    char assignment[4200];
-    snprintf(assignment, sizeof assignment, "outfile='%s'", temp);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execlp("gnuplot", "gnuplot", "-e", assignment, script, (char *)NULL);
-        _exit(errno == ENOENT ? 127 : 126);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-        free(temp);
-        lua_pushboolean(L, 0);
-        lua_pushstring(L, "cannot start gnuplot");
-        return 2;
-    }
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    if (code == 0 && rename(temp, figure) == 0) {
-        free(temp);
+    const char *figure = lua_check_file_name(L, 2, "wb.plot: figure");
+    int status = gnuplot_run(script, figure);
+    if (status == 0) {
         lua_pushboolean(L, 1);
         return 1;
     }
-    remove(temp);
-    free(temp);
     lua_pushboolean(L, 0);
-    if (code == 127)
-        lua_pushstring(L, "missing");
-    else
-        lua_pushfstring(L, "gnuplot failed (exit status %d) on '%s'", code, script);
+    lua_pushstring(L, status == 1 ? "missing" : host_last_error());
     return 2;
+}
+
+/* wb._gnuplot_literal(s [, "path"]): s as a gnuplot string literal that
+ * gnuplot can only read as text (run/gnuplot.h). */
+static int lua_gnuplot_literal(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    const char *kind = luaL_optstring(L, 2, "text");
+    char *literal = gnuplot_literal(s, len, strcmp(kind, "path") == 0 ? GNUPLOT_PATH
+                                                                      : GNUPLOT_TEXT);
+    if (!literal)
+        return lua_host_error(L);
+    lua_pushstring(L, literal);
+    free(literal);
+    return 1;
 }
 
 static int wall_clock(lua_State *L)
@@ -424,6 +431,7 @@ int luaopen_workbench(lua_State *L)
         {"clock", wall_clock},
         {"write_file", write_file},
         {"_run_gnuplot", run_gnuplot},
+        {"_gnuplot_literal", lua_gnuplot_literal},
         {NULL, NULL},
     };
     luaL_newlib(L, functions);

@@ -132,7 +132,7 @@ static int solution_max(lua_State *L)
 static int solution_write(lua_State *L)
 {
     solution *s = stored(L, 1);
-    const char *path = output_path(luaL_checkstring(L, 2));
+    const char *path = lua_check_output_path(L, 2, "sol:write");
     atomic_file f;
     if (atomic_open(&f, path) != 0)
         return lua_host_error(L);

@@ -63,14 +63,29 @@ static void worker_release(worker *w)
     w->fd = -1;
 }
 
+/* SIGTERM first, so that the worker removes its temporary files
+ * (run/atomic_file.h); SIGKILL when it is still there a second later. */
+static void stop_worker(pid_t pid)
+{
+    kill(pid, SIGTERM);
+    for (int waited = 0; waited < 100; waited++) {
+        pid_t done = waitpid(pid, NULL, WNOHANG);
+        if (done == pid || (done < 0 && errno != EINTR))
+            return;
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
 static void pool_kill_all(pool *p)
 {
     for (int i = 0; p->workers && i < p->jobs; i++) {
         worker *w = &p->workers[i];
-        if (w->pid > 0) {
-            kill(w->pid, SIGKILL);
-            waitpid(w->pid, NULL, 0);
-        }
+        if (w->pid > 0)
+            stop_worker(w->pid);
         worker_release(w);
     }
 }
@@ -304,9 +319,13 @@ static int sweep_pool(lua_State *L)
         poll(fds, (nfds_t)n, 200);
         for (int k = 0; k < n; k++) {
             worker *w = &p->workers[map[k]];
+            /* SIGTERM lets it remove its temporary files; SIGKILL if that
+             * has not ended it a second later */
             if (timeout > 0 && !w->timed_out && now_seconds() - w->started > timeout) {
-                kill(w->pid, SIGKILL);
+                kill(w->pid, SIGTERM);
                 w->timed_out = 1;
+            } else if (w->timed_out && now_seconds() - w->started > timeout + 1.0) {
+                kill(w->pid, SIGKILL);
             }
             if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
                 continue;

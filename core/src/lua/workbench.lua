@@ -287,11 +287,54 @@ end
 ---------------------------------------------------------------------------
 -- Plots through gnuplot.  The data go next to the figure (.dat), the
 -- script too (.gp); both are written whole or not at all.
+--
+-- No text reaches gnuplot as script: every title, label and file name is
+-- written as a literal of octal escapes (wb._gnuplot_literal), which
+-- gnuplot reads as data after its backquote and macro substitution.  Text
+-- is shown as it is (gnuplot's "noenhanced"); a plot with enhanced = true,
+-- or one string wrapped by wb.enhanced(s), asks for gnuplot's enhanced-text
+-- markup instead (J_1, 2^{-1/2}, {/Symbol a}); wb.literal(s) shows one
+-- string as it is inside an enhanced plot.  The fields that are gnuplot
+-- syntax by purpose (logscale, key, with, style, commands) are checked
+-- against what they may hold.
 ---------------------------------------------------------------------------
 local gnuplot_warned = false
+local text_mark = {}   -- metatable of wb.enhanced / wb.literal values
+local marks = setmetatable({}, {__mode = "k"})   -- the values it made
 
-local function quote(s)
-  return '"' .. tostring(s):gsub('\\', '\\\\'):gsub('"', '\\"') .. '"'
+local function marked(s, enhanced, who)
+  if marks[s] then s = s.text end
+  if type(s) ~= "string" and type(s) ~= "number" then
+    error(format("%s: give a string, got %s", who, type(s)), 3)
+  end
+  local t = setmetatable({text = tostring(s), enhanced = enhanced}, text_mark)
+  marks[t] = true
+  return t
+end
+text_mark.__index = {}
+text_mark.__tostring = function(t) return t.text end
+text_mark.__concat = function(a, b) return tostring(a) .. tostring(b) end
+text_mark.__metatable = false
+
+-- wb.enhanced("J_1"): shown with gnuplot's enhanced-text markup
+function wb.enhanced(s) return marked(s, true, "wb.enhanced") end
+-- wb.literal("my_name"): shown exactly as written, also in an enhanced plot
+function wb.literal(s) return marked(s, false, "wb.literal") end
+
+-- The gnuplot literal and the enhanced flag for a text field.
+local function plot_text(value, enhanced, what)
+  if marks[value] then
+    return wb._gnuplot_literal(value.text), value.enhanced
+  end
+  if type(value) ~= "string" and type(value) ~= "number" then
+    error(format("wb.plot: %s must be a string, got %s", what, type(value)), 3)
+  end
+  return wb._gnuplot_literal(tostring(value)), enhanced
+end
+
+local function text_option(value, enhanced, what)
+  local literal, e = plot_text(value, enhanced, what)
+  return literal .. (e and " enhanced" or " noenhanced")
 end
 
 local function strip_extension(path)
@@ -304,13 +347,106 @@ local function data_value(x, log_axis)
   return format("%.17g", x)
 end
 
+local function words_of(text, allowed, what)
+  if type(text) ~= "string" then
+    error(format("wb.plot: %s must be a string, got %s", what, type(text)), 4)
+  end
+  for word in text:gmatch("%S+") do
+    if not allowed[word] and not word:match("^%-?%d+%.?%d*$") then
+      local list = {}
+      for w in pairs(allowed) do list[#list + 1] = w end
+      table.sort(list)
+      error(format("wb.plot: %s: '%s' is not one of %s (or a number)", what, word,
+                   table.concat(list, ", ")), 4)
+    end
+  end
+  return text
+end
+
+local function set_of(...)
+  local s = {}
+  for _, w in ipairs({...}) do s[w] = true end
+  return s
+end
+
+local key_words = set_of("top", "bottom", "left", "right", "center", "inside", "outside",
+                         "lmargin", "rmargin", "tmargin", "bmargin", "above", "below",
+                         "over", "under", "box", "nobox", "opaque", "noopaque", "off", "on",
+                         "horizontal", "vertical", "reverse", "noreverse", "invert",
+                         "noinvert", "Left", "Right", "samplen", "spacing", "width",
+                         "height", "maxcols", "maxrows", "auto", "fixed", "default")
+local with_words = set_of("lines", "points", "linespoints", "dots", "impulses", "steps",
+                          "fsteps", "histeps", "boxes")
+local style_words = set_of("lw", "linewidth", "lt", "linetype", "lc", "linecolor", "rgb",
+                           "rgbcolor", "dt", "dashtype", "pt", "pointtype", "ps",
+                           "pointsize", "pi", "pointinterval", "pn", "pointnumber", "solid",
+                           "black", "bgnd", "variable", "palette", "nohidden3d")
+
+-- A series style: words of style_words, numbers, and quoted colour names
+-- or dash patterns ('black', '#ff0000', '.-', "(10,5)").
+local function check_style(style, i)
+  if type(style) ~= "string" then
+    error(format("wb.plot: series %d: style must be a string, got %s", i, type(style)), 3)
+  end
+  local rest = style
+  while true do
+    rest = rest:match("^%s*(.*)$")
+    if rest == "" then return style end
+    local token = rest:match("^'[#%w_%.%- ]*'") or rest:match('^"[#%w_%.%- ]*"')
+                  or rest:match("^%(%s*%d+[%d%s,%.]*%)") or rest:match("^%-?%d*%.?%d+")
+                  or rest:match("^%a+")
+    if not token or (token:match("^%a") and not style_words[token]) then
+      error(format("wb.plot: series %d: style '%s': cannot use '%s' (line styles: lw, lt, "
+                   .. "lc rgb 'colour', dt, pt, ps and numbers)", i, style,
+                   token or rest:sub(1, 12)), 3)
+    end
+    rest = rest:sub(#token + 1)
+  end
+end
+
+-- commands = {"set size ratio -1", ...}: set and unset commands, one per
+-- string, with no function call, no pipe, no backquote, no macro and no
+-- command separator; nothing that writes or reads a file.
+local forbidden_words = set_of("system", "output", "print", "table", "terminal", "term",
+                               "load", "call", "eval", "shell", "save", "cd", "loadpath",
+                               "fontpath", "psdir", "fit", "exit", "quit", "reread", "pause",
+                               "import", "plugin", "history", "historysize", "macros")
+local function check_command(c, i)
+  if type(c) ~= "string" then
+    error(format("wb.plot: commands[%d] must be a string, got %s", i, type(c)), 3)
+  end
+  local why
+  if not (c:match("^%s*set%s") or c:match("^%s*unset%s")) then
+    why = "only 'set ...' and 'unset ...' commands are taken"
+  elseif c:find("[%c`@;|!$\"\\]") then
+    why = "it holds a control character or one of ` @ ; | ! $ \" \\"
+  elseif c:find("[%a_][%w_]*%s*%(") then
+    why = "it calls a function"
+  else
+    for word in c:gmatch("[%a_][%w_]*") do
+      if forbidden_words[word:lower()] then why = "'" .. word .. "' is not allowed here" end
+    end
+  end
+  if why then error(format("wb.plot: commands[%d] '%s': %s", i, c, why), 3) end
+  return c
+end
+
+local function check_range(range, what)
+  if type(range) ~= "table" or not is_number(range[1]) or not is_number(range[2])
+     or abs(range[1]) == huge or abs(range[2]) == huge then
+    error(format("wb.plot: %s must be {lo, hi}, two finite numbers", what), 3)
+  end
+  return range
+end
+
 -- wb.plot{file =, title =, xlabel =, ylabel =, logscale = "x"|"y"|"xy",
 --   series = {{x =, y =, title =, with = "lines", style = "lw 2"}, ...},
 --   size = {w, h}, key = "top right", xrange = {a, b}, yrange = {a, b},
---   commands = {"set grid", ...}}
+--   commands = {"set grid", ...}, enhanced = false}
 function wb.plot(spec)
   if type(spec) ~= "table" then error("wb.plot: give a table", 2) end
   if type(spec.file) ~= "string" then error("wb.plot: field 'file' (figure path) is required", 2) end
+  if spec.file:find("\0", 1, true) then error("wb.plot: field 'file' holds a NUL byte", 2) end
   if type(spec.series) ~= "table" or #spec.series == 0 then
     error("wb.plot: field 'series' must list at least one {x =, y =}", 2)
   end
@@ -318,6 +454,7 @@ function wb.plot(spec)
   if ext ~= "png" and ext ~= "svg" then
     error("wb.plot: the figure must end in .png or .svg, got " .. spec.file, 2)
   end
+  local enhanced = spec.enhanced and true or false
   -- written through wb.write_file (relative to the output root); gnuplot
   -- reads and writes the resolved paths
   local base = strip_extension(spec.file)
@@ -325,49 +462,70 @@ function wb.plot(spec)
   local figure = wb.output_path(spec.file)
   local data_path = wb.output_path(datafile)
   local logscale = spec.logscale or ""
+  if type(logscale) ~= "string" or not (logscale == "" or logscale == "x" or logscale == "y"
+                                        or logscale == "xy" or logscale == "yx") then
+    error(format("wb.plot: logscale must be \"x\", \"y\" or \"xy\", got %s",
+                 type(logscale) == "string" and "'" .. logscale .. "'" or type(logscale)), 2)
+  end
   local logx, logy = logscale:find("x") ~= nil, logscale:find("y") ~= nil
-  local data = {}
+  local size = spec.size or {900, 560}
+  local function pixels(x) return is_number(x) and x % 1 == 0 and x >= 16 and x <= 20000 end
+  if type(size) ~= "table" or not pixels(size[1]) or not pixels(size[2]) then
+    error("wb.plot: size must be {width, height} in whole pixels from 16 to 20000", 2)
+  end
+  local key = words_of(spec.key or "top right", key_words, "key")
+  local data, plots = {}, {}
   for i, s in ipairs(spec.series) do
-    if type(s.x) ~= "table" or type(s.y) ~= "table" then
+    if type(s) ~= "table" or type(s.x) ~= "table" or type(s.y) ~= "table" then
       error(format("wb.plot: series %d needs tables x and y", i), 2)
     end
     if #s.x ~= #s.y then
       error(format("wb.plot: series %d has %d x values and %d y values", i, #s.x, #s.y), 2)
     end
-    data[#data + 1] = format("# series %d: %s\n", i, s.title or "")
+    local with = words_of(s.with or "lines", with_words, format("series %d: with", i))
+    if with:find("%s") then error(format("wb.plot: series %d: with is one word", i), 2) end
+    -- gnuplot cycles 8 colours: later series get a dash pattern too
+    local style = s.style and check_style(s.style, i) or format("lw 1.5 dt %d", (i - 1) // 8 + 1)
+    data[#data + 1] = format("# series %d: %s\n", i,
+                             tostring(s.title or ""):gsub("%c", " "))
     for k = 1, #s.x do
       data[#data + 1] = data_value(s.x[k], logx) .. "\t" .. data_value(s.y[k], logy) .. "\n"
     end
     data[#data + 1] = "\n\n"
+    plots[i] = format("%s index %d using 1:2 with %s %s title %s",
+                      i == 1 and wb._gnuplot_literal(data_path, "path") or '""', i - 1, with,
+                      style, s.title and text_option(s.title, enhanced, "series title") or '""')
   end
   wb.write_file(datafile, table.concat(data))
-  local size = spec.size or {900, 560}
   local lines = {
-    "# generated by the workbench; data in " .. data_path,
-    "if (!exists(\"outfile\")) outfile = " .. quote(figure),
-    ext == "png" and format("set terminal pngcairo size %d,%d enhanced font \"Sans,10\"", size[1], size[2])
-                  or format("set terminal svg size %d,%d enhanced", size[1], size[2]),
+    "# generated by the workbench",
+    "if (!exists(\"outfile\")) outfile = " .. wb._gnuplot_literal(figure, "path"),
+    ext == "png" and format("set terminal pngcairo size %d,%d enhanced font \"Sans,10\"",
+                                    math.tointeger(size[1]), math.tointeger(size[2]))
+                  or format("set terminal svg size %d,%d enhanced", math.tointeger(size[1]),
+                            math.tointeger(size[2])),
     "set output outfile",
     "set grid",
-    "set key " .. (spec.key or "top right"),
+    "set key " .. key,
   }
-  if spec.title then lines[#lines + 1] = "set title " .. quote(spec.title) end
-  if spec.xlabel then lines[#lines + 1] = "set xlabel " .. quote(spec.xlabel) end
-  if spec.ylabel then lines[#lines + 1] = "set ylabel " .. quote(spec.ylabel) end
+  if spec.title then lines[#lines + 1] = "set title " .. text_option(spec.title, enhanced, "title") end
+  if spec.xlabel then lines[#lines + 1] = "set xlabel " .. text_option(spec.xlabel, enhanced, "xlabel") end
+  if spec.ylabel then lines[#lines + 1] = "set ylabel " .. text_option(spec.ylabel, enhanced, "ylabel") end
   if logscale ~= "" then lines[#lines + 1] = "set logscale " .. logscale end
-  if spec.xrange then lines[#lines + 1] = format("set xrange [%.17g:%.17g]", spec.xrange[1], spec.xrange[2]) end
-  if spec.yrange then lines[#lines + 1] = format("set yrange [%.17g:%.17g]", spec.yrange[1], spec.yrange[2]) end
+  if spec.xrange then
+    local r = check_range(spec.xrange, "xrange")
+    lines[#lines + 1] = format("set xrange [%.17g:%.17g]", r[1], r[2])
+  end
+  if spec.yrange then
+    local r = check_range(spec.yrange, "yrange")
+    lines[#lines + 1] = format("set yrange [%.17g:%.17g]", r[1], r[2])
+  end
   lines[#lines + 1] = logx and "set format x \"10^{%L}\"" or "set format x \"%g\""
   lines[#lines + 1] = logy and "set format y \"10^{%L}\"" or "set format y \"%g\""
-  for _, c in ipairs(spec.commands or {}) do lines[#lines + 1] = c end
-  local plots = {}
-  for i, s in ipairs(spec.series) do
-    -- gnuplot cycles 8 colours: later series get a dash pattern too
-    local style = s.style or format("lw 1.5 dt %d", (i - 1) // 8 + 1)
-    plots[i] = format("%s index %d using 1:2 with %s %s title %s noenhanced",
-                      i == 1 and quote(data_path) or '""', i - 1, s.with or "lines",
-                      style, quote(s.title or ""))
+  if spec.commands ~= nil and type(spec.commands) ~= "table" then
+    error("wb.plot: commands must be a table of strings", 2)
   end
+  for i, c in ipairs(spec.commands or {}) do lines[#lines + 1] = check_command(c, i) end
   lines[#lines + 1] = "plot " .. table.concat(plots, ", \\\n     ")
   wb.write_file(scriptfile, table.concat(lines, "\n") .. "\n")
   local ok, why = wb._run_gnuplot(wb.output_path(scriptfile), figure)
