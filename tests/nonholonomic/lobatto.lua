@@ -1,0 +1,108 @@
+-- The nonholonomic Lobatto IIIA-IIIB method (nonholonomic.lobatto): the
+-- tableau properties the method relies on, the analytic Newton Jacobian
+-- against differences of the residual on every model, variant and
+-- retraction, the constraint at the nodes, and the refusals (an
+-- inconsistent state, a starting multiplier far from the consistent one,
+-- models the method does not handle).
+
+-- 1. The Lobatto IIIA-IIIB pair (digest section 6.8): c = row sums,
+-- a_1j = 0, a_sj = b_j, ah_is = 0, ah_i1 = b_1, b_i ah_ij + b_j a_ji = b_i b_j,
+-- and R_A(inf) = (-1)^(s-1).
+for s = 2, 8 do
+  local T = wb.tableau.lobatto_iiia_iiib(s)
+  local a, ah, b, c = T.a, T.a2, T.b, T.c
+  local worst = 0
+  local function gap(x) worst = math.max(worst, math.abs(x)) end
+  for i = 1, s do
+    local row = 0
+    for j = 1, s do row = row + a[i][j] end
+    gap(row - c[i])
+    gap(a[1][i])
+    gap(a[s][i] - b[i])
+    gap(ah[i][s])
+    gap(ah[i][1] - b[1])
+    for j = 1, s do gap(b[i] * ah[i][j] + b[j] * a[j][i] - b[i] * b[j]) end
+  end
+  wb.expect_below(worst, 1e-14, string.format("s = %d: the pair's structure (H1-H3, H1'-H2', "
+                                               .. "symplectic conjugate)", s))
+  local re = wb.tableau.lobatto_iiia(s):stability(-1e9, 0)
+  wb.expect_near(re, (-1) ^ (s - 1), 1e-6, string.format("s = %d: R_A(inf) = %d", s, (-1) ^ (s - 1)))
+end
+
+-- 2. Newton's analytic Jacobian equals central differences of the residual
+-- (check_jacobian fails the step otherwise), at every step of a short run.
+local models = {"nonholonomic_particle", "cvt", "chaotic_nonholonomic", "vertical_disc",
+                "ball_turntable", "free_rigid_body"}
+for _, name in ipairs(models) do
+  local m = wb.model(name)
+  local retractions = m.lie_group and {"cay", "exp"} or {"cay"}
+  for _, retraction in ipairs(retractions) do
+    for _, constraint in ipairs{"iiia", "iiib", "direct"} do
+      for _, s in ipairs{2, 3, 5} do
+        local method = wb.method("lobatto", {s = s, constraint = constraint, retraction = retraction,
+                                             check_jacobian = true})
+        local sol = wb.integrate{model = m, method = method, h = 0.05, steps = 3, on_failure = "stop"}
+        wb.check(sol.ok, string.format("%s, %s, %s, s = %d: analytic Jacobian = differences%s", name,
+                                       retraction, constraint, s, sol.ok and "" or (": " .. tostring(sol.failure))))
+      end
+    end
+  end
+end
+
+-- 3. The constraint at every node (iiia, iiib) and on the group.
+for _, name in ipairs{"nonholonomic_particle", "cvt", "chaotic_nonholonomic", "vertical_disc",
+                      "ball_turntable"} do
+  local m = wb.model(name)
+  for _, constraint in ipairs{"iiia", "iiib"} do
+    local sol = wb.integrate{model = m, method = wb.method("lobatto", {s = 3, constraint = constraint}),
+                             h = 0.05, t_end = 5}
+    wb.expect_below(sol:max("nonholonomic_constraint"), 1e-12,
+                    string.format("%s, %s: |Phi| at the nodes", name, constraint))
+    if m.lie_group then
+      wb.expect_below(sol:max("group_residual"), 1e-13, name .. ": on the group")
+    end
+  end
+end
+
+-- 4. The carried multiplier starts consistent: the first recorded nu is the
+-- host's consistent multiplier; a given one far from it is refused (it
+-- would never be damped), unless nu_check = 0.
+do
+  local m = wb.model("nonholonomic_particle")
+  local q, p = m:initial()
+  local nu = m:nonholonomic_multiplier(q, p)[1]
+  wb.expect_near(nu, 0.208, 1e-15, "particle: nu0 = 0.208 (the paper's lambda0 = -0.208)")
+  local method = wb.method("lobatto", {s = 3})
+  local sol = wb.integrate{model = m, method = method, h = 0.1, steps = 1}
+  local q1, p1, aux = sol:final()
+  wb.expect_near(aux.nu[1], m:nonholonomic_multiplier(q1, p1)[1], 1e-3,
+                 "after one step the carried nu is the consistent one at t = h, to O(h^2)")
+  local ok, err = pcall(wb.integrate, {model = m, method = method, h = 0.1, steps = 1,
+                                       aux0 = {nu = {0}}})
+  wb.check(not ok and tostring(err):find("never damped", 1, true) ~= nil,
+           "a starting multiplier 0 instead of 0.208 is refused: " .. tostring(err))
+  local kept = wb.integrate{model = m, method = wb.method("lobatto", {s = 3, nu_check = 0}),
+                            h = 0.1, steps = 1, aux0 = {nu = {0}}}
+  wb.check(kept.ok, "nu_check = 0 keeps a given starting multiplier")
+  local off = {p[1], p[2], p[3] + 0.1}
+  ok, err = pcall(wb.integrate, {model = m, method = method, h = 0.1, steps = 1, q0 = q, p0 = off})
+  wb.check(not ok and tostring(err):find("off the velocity constraint", 1, true) ~= nil,
+           "a state off the constraint is refused: " .. tostring(err))
+end
+
+-- 5. What the method does not handle, refused by name.
+do
+  local method = wb.method("lobatto")
+  wb.check(not method:applies_to(wb.model("spherical_pendulum")),
+           "holonomic constraints: not handled (lobatto does not apply)")
+  local ok, err = pcall(wb.integrate, {model = wb.model("spherical_pendulum"), method = method,
+                                       h = 0.1, steps = 1})
+  wb.check(not ok and tostring(err):find("holonomic", 1, true) ~= nil,
+           "... and integrate says why: " .. tostring(err))
+  -- exp's series has radius 2 pi in the increment: a step far beyond it fails cleanly
+  local disc = wb.model("vertical_disc", {w0 = 10})
+  local sol = wb.integrate{model = disc, method = wb.method("lobatto", {s = 2, retraction = "exp"}),
+                           h = 1.0, steps = 2, on_failure = "stop"}
+  wb.check(not sol.ok and tostring(sol.failure):find("series", 1, true) ~= nil,
+           "exp retraction, |Xi| = 10: the step fails naming the series: " .. tostring(sol.failure))
+end
