@@ -7,6 +7,8 @@
 #include "host/plugins.h"
 #include "host/descriptor.h"
 #include "host/host.h"
+#include "host/plugin_file.h"
+#include "host/plugin_probe.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -376,19 +378,34 @@ static int validate_model(const char *file, const wb_plugin_entry *e)
     return 0;
 }
 
+/* The entry's first members, from memory or from the file's bytes
+ * (plugin_file_check) before the file is loaded at all. */
+static int validate_entry_header(const char *file, uint32_t abi_major, uint32_t abi_minor,
+                                 uint32_t struct_size, uint32_t kind)
+{
+    if (abi_major != WB_ABI_MAJOR) {
+        host_error("plugin file '%s' was built against workbench ABI %u.%u; this host "
+                   "speaks ABI %d.%d and needs major version %d", file, abi_major,
+                   abi_minor, WB_ABI_MAJOR, WB_ABI_MINOR, WB_ABI_MAJOR);
+        return -1;
+    }
+    if (struct_size < sizeof(wb_plugin_entry)) {
+        host_error("plugin file '%s': entry struct_size %u, expected at least %zu", file,
+                   struct_size, sizeof(wb_plugin_entry));
+        return -1;
+    }
+    if (kind != WB_KIND_MODEL && kind != WB_KIND_INTEGRATOR) {
+        host_error("plugin file '%s': unknown plugin kind %u (expected %d model or %d "
+                   "integrator)", file, kind, WB_KIND_MODEL, WB_KIND_INTEGRATOR);
+        return -1;
+    }
+    return 0;
+}
+
 static int validate_entry(const char *file, const wb_plugin_entry *e)
 {
-    if (e->abi_major != WB_ABI_MAJOR) {
-        host_error("plugin file '%s' was built against workbench ABI %u.%u; this host "
-                   "speaks ABI %d.%d and needs major version %d", file, e->abi_major,
-                   e->abi_minor, WB_ABI_MAJOR, WB_ABI_MINOR, WB_ABI_MAJOR);
+    if (validate_entry_header(file, e->abi_major, e->abi_minor, e->struct_size, e->kind) != 0)
         return -1;
-    }
-    if (e->struct_size < sizeof(wb_plugin_entry)) {
-        host_error("plugin file '%s': entry struct_size %u, expected at least %zu", file,
-                   e->struct_size, sizeof(wb_plugin_entry));
-        return -1;
-    }
     if (!valid_identifier(e->name)) {
         host_error("plugin file '%s': plugin name '%s' is not an identifier [a-z0-9_]+",
                    file, e->name ? e->name : "(null)");
@@ -417,11 +434,39 @@ static const plugin *find_by_name(const char *name, int kind)
     return NULL;
 }
 
+/* In the probe's child process: what the host itself checks after dlopen. */
+static int probe_validate(const char *path, void *handle)
+{
+    const wb_plugin_entry *entry = dlsym(handle, WB_ENTRY_SYMBOL);
+    if (!entry) {
+        host_error("plugin file '%s' does not export the symbol '%s' (is it a "
+                   "workbench plugin?)", path, WB_ENTRY_SYMBOL);
+        return -1;
+    }
+    return validate_entry(path, entry);
+}
+
+/* Nothing of a file is mapped before its bytes have been checked
+ * (host/plugin_file.h), nor in this process before a child has loaded it
+ * (host/plugin_probe.h). */
+static int safe_to_open(const char *path)
+{
+    plugin_file_info info;
+    if (plugin_file_check(path, &info) != 0)
+        return -1;
+    if (info.entry_read && validate_entry_header(path, info.abi_major, info.abi_minor,
+                                                 info.struct_size, info.kind) != 0)
+        return -1;
+    return plugin_probe(path, &info, probe_validate);
+}
+
 const plugin *plugins_load_file(const char *path)
 {
     for (int i = 0; i < loaded_count; i++)
         if (strcmp(loaded[i]->path, path) == 0)
             return loaded[i];
+    if (safe_to_open(path) != 0)
+        return NULL;
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
         host_error("plugin file '%s' could not be loaded: %s", path, dlerror());
@@ -489,12 +534,20 @@ static void load_directory(const char *dir)
     DIR *d = opendir(dir);
     if (!d)
         return;
-    char *names[512];
-    int count = 0;
+    char **names = NULL;
+    int count = 0, capacity = 0;
     struct dirent *ent;
-    while ((ent = readdir(d)) && count < 512)
-        if (has_suffix(ent->d_name, ".so"))
-            names[count++] = duplicate(ent->d_name);
+    while ((ent = readdir(d)))
+        if (has_suffix(ent->d_name, ".so")) {
+            if (count == capacity) {
+                char **bigger = grow(names, &capacity, sizeof *names);
+                if (!bigger)
+                    break;
+                names = bigger;
+            }
+            if ((names[count] = duplicate(ent->d_name)))
+                count++;
+        }
     closedir(d);
     qsort(names, (size_t)count, sizeof names[0], compare_names);
     for (int i = 0; i < count; i++) {
@@ -513,6 +566,7 @@ static void load_directory(const char *dir)
             record_rejection(path, reason);
         }
     }
+    free(names);
 }
 
 static void add_environment_dirs(void)
@@ -551,6 +605,7 @@ void plugins_discover(void)
     add_executable_dirs();
     for (int i = 0; i < search_dir_count; i++)
         load_directory(search_dirs[i]);
+    plugin_probe_save();
     host_clear_error();
 }
 
@@ -702,4 +757,5 @@ void plugins_unload_all(void)
     search_dirs = NULL;
     search_dir_count = search_dir_capacity = 0;
     discovered = 0;
+    plugin_probe_forget();
 }

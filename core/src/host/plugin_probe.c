@@ -1,0 +1,412 @@
+/* First loads in a child process, and the cache of their verdicts. */
+#define _GNU_SOURCE /* pipe2 */
+#include "host/plugin_probe.h"
+#include "host/host.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CACHE_MAX_ENTRIES 4096
+#define CACHE_MAX_BYTES (4u << 20)
+#define REASON_MAX 1024
+
+typedef struct verdict {
+    char *path;
+    unsigned long long device, inode, size;
+    long long mtime_ns;
+    int ok;
+    char *reason;
+} verdict;
+
+static verdict *verdicts;
+static int verdict_count, verdict_capacity, cache_loaded, cache_dirty;
+
+/* ---- the cache file --------------------------------------------------------- */
+
+static int cache_file(char *out, size_t size)
+{
+    const char *dir = getenv("WORKBENCH_CACHE_DIR"), *base = NULL, *tail = "";
+    if (dir && !*dir)
+        return -1; /* set but empty: no cache */
+    if (!dir) {
+        base = getenv("XDG_CACHE_HOME"), tail = "/workbench";
+        if (!base || base[0] != '/')
+            base = getenv("HOME"), tail = "/.cache/workbench";
+        if (!base || base[0] != '/')
+            return -1;
+    }
+    int n = dir ? snprintf(out, size, "%s/plugin-verdicts", dir)
+                : snprintf(out, size, "%s%s/plugin-verdicts", base, tail);
+    return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+/* The host executable the verdicts hold for: a rebuilt host (whose checks
+ * may differ) starts afresh. */
+static const char *host_identity(void)
+{
+    static char id[96];
+    if (!id[0]) {
+        struct stat st;
+        if (stat("/proc/self/exe", &st) == 0)
+            snprintf(id, sizeof id, "%llu:%llu:%lld.%09ld", (unsigned long long)st.st_ino,
+                     (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                     st.st_mtim.tv_nsec);
+        else
+            snprintf(id, sizeof id, "unknown");
+    }
+    return id;
+}
+
+static verdict *verdict_add(void)
+{
+    if (verdict_count == verdict_capacity) {
+        int cap = verdict_capacity ? 2 * verdict_capacity : 32;
+        verdict *bigger = realloc(verdicts, (size_t)cap * sizeof *bigger);
+        if (!bigger)
+            return NULL;
+        verdicts = bigger, verdict_capacity = cap;
+    }
+    verdict *v = &verdicts[verdict_count++];
+    memset(v, 0, sizeof *v);
+    return v;
+}
+
+static void verdict_free(verdict *v)
+{
+    free(v->path);
+    free(v->reason);
+}
+
+/* One line: device inode size mtime ok path reason, tab-separated. */
+static void parse_line(char *line)
+{
+    char *field[7];
+    int n = 0;
+    for (char *save = NULL, *tok = strtok_r(line, "\t", &save); tok && n < 7;
+         tok = strtok_r(NULL, n == 6 ? "" : "\t", &save))
+        field[n++] = tok;
+    if (n < 6 || verdict_count >= CACHE_MAX_ENTRIES)
+        return;
+    char *end;
+    unsigned long long number[4];
+    for (int i = 0; i < 4; i++) {
+        errno = 0;
+        number[i] = strtoull(field[i], &end, 10);
+        if (errno || *end || end == field[i])
+            return;
+    }
+    if (strcmp(field[4], "0") != 0 && strcmp(field[4], "1") != 0)
+        return;
+    verdict *v = verdict_add();
+    if (!v)
+        return;
+    v->device = number[0], v->inode = number[1], v->size = number[2];
+    v->mtime_ns = (long long)number[3];
+    v->ok = field[4][0] == '1';
+    v->path = strdup(field[5]);
+    v->reason = strdup(n > 6 ? field[6] : "");
+    if (!v->path || !v->reason) {
+        verdict_free(v);
+        verdict_count--;
+    }
+}
+
+static void load_cache(void)
+{
+    if (cache_loaded)
+        return;
+    cache_loaded = 1;
+    char path[PATH_MAX];
+    if (cache_file(path, sizeof path) != 0)
+        return;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)CACHE_MAX_BYTES) {
+        close(fd);
+        return;
+    }
+    char *text = malloc((size_t)st.st_size + 1);
+    ssize_t got = text ? read(fd, text, (size_t)st.st_size) : -1;
+    close(fd);
+    if (got < 0) {
+        free(text);
+        return;
+    }
+    text[got] = '\0';
+    char *save = NULL, *line = strtok_r(text, "\n", &save);
+    char header[160];
+    snprintf(header, sizeof header, "workbench plugin verdicts 1 %s", host_identity());
+    if (line && strcmp(line, header) == 0)
+        while ((line = strtok_r(NULL, "\n", &save)))
+            parse_line(line);
+    free(text);
+}
+
+static int path_storable(const char *s)
+{
+    return !strpbrk(s, "\t\n\r");
+}
+
+void plugin_probe_save(void)
+{
+    if (!cache_dirty)
+        return;
+    cache_dirty = 0;
+    char path[PATH_MAX], temp[PATH_MAX + 64];
+    if (cache_file(path, sizeof path) != 0)
+        return;
+    /* mkdir -p of the cache folder */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    for (char *p = dir + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(dir, 0700);
+            *p = '/';
+        }
+    if (snprintf(temp, sizeof temp, "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof temp)
+        return;
+    FILE *fp = fopen(temp, "w");
+    if (!fp)
+        return;
+    fprintf(fp, "workbench plugin verdicts 1 %s\n", host_identity());
+    int written = 0;
+    for (int i = verdict_count - 1; i >= 0 && written < CACHE_MAX_ENTRIES; i--) {
+        const verdict *v = &verdicts[i];
+        struct stat st;
+        if (!path_storable(v->path) || stat(v->path, &st) != 0)
+            continue; /* gone: forget it */
+        int shadowed = 0;
+        for (int j = i + 1; j < verdict_count && !shadowed; j++)
+            shadowed = strcmp(verdicts[j].path, v->path) == 0;
+        if (shadowed)
+            continue;
+        char reason[REASON_MAX];
+        snprintf(reason, sizeof reason, "%s", v->reason);
+        for (char *c = reason; *c; c++)
+            if (*c == '\t' || *c == '\n' || *c == '\r')
+                *c = ' ';
+        fprintf(fp, "%llu\t%llu\t%llu\t%lld\t%d\t%s\t%s\n", v->device, v->inode, v->size,
+                v->mtime_ns, v->ok, v->path, reason);
+        written++;
+    }
+    if (fclose(fp) != 0 || rename(temp, path) != 0)
+        unlink(temp);
+}
+
+void plugin_probe_forget(void)
+{
+    for (int i = 0; i < verdict_count; i++)
+        verdict_free(&verdicts[i]);
+    free(verdicts);
+    verdicts = NULL;
+    verdict_count = verdict_capacity = cache_loaded = cache_dirty = 0;
+}
+
+static const verdict *find(const char *path, const plugin_file_info *info)
+{
+    for (int i = verdict_count - 1; i >= 0; i--) {
+        const verdict *v = &verdicts[i];
+        if (strcmp(v->path, path) == 0)
+            return v->device == (unsigned long long)info->device &&
+                           v->inode == (unsigned long long)info->inode &&
+                           v->size == (unsigned long long)info->size &&
+                           v->mtime_ns == info->mtime_ns
+                       ? v
+                       : NULL;
+    }
+    return NULL;
+}
+
+static void remember(const char *path, const plugin_file_info *info, int ok,
+                     const char *reason)
+{
+    verdict *v = verdict_add();
+    if (!v)
+        return;
+    v->path = strdup(path);
+    v->reason = strdup(reason);
+    if (!v->path || !v->reason) {
+        verdict_free(v);
+        verdict_count--;
+        return;
+    }
+    v->device = (unsigned long long)info->device, v->inode = (unsigned long long)info->inode;
+    v->size = (unsigned long long)info->size, v->mtime_ns = info->mtime_ns;
+    v->ok = ok;
+    cache_dirty = 1;
+}
+
+/* ---- the child ---------------------------------------------------------------- */
+
+static void child(const char *path, plugin_probe_validate validate, int out)
+{
+    int quiet = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (quiet >= 0) {
+        dup2(quiet, 1);
+        dup2(quiet, 2);
+    }
+    /* a fault is the verdict, not something to report or clean up */
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP};
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        signal(faults[i], SIG_DFL);
+    char message[REASON_MAX + 2];
+    host_clear_error();
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+        snprintf(message, sizeof message, "Eplugin file '%s' could not be loaded: %s", path,
+                 dlerror());
+    else if (validate(path, handle) != 0)
+        snprintf(message, sizeof message, "E%s", host_last_error());
+    else
+        snprintf(message, sizeof message, "O");
+    size_t length = strlen(message);
+    for (const char *p = message; length > 0;) {
+        ssize_t n = write(out, p, length);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        p += n, length -= (size_t)n;
+    }
+    _exit(0);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double probe_timeout(void)
+{
+    const char *text = getenv("WORKBENCH_PROBE_TIMEOUT");
+    char *end;
+    double t = text ? strtod(text, &end) : 0;
+    return text && *text && !*end && t > 0 && t <= 3600 ? t : 20.0;
+}
+
+/* 1 accepted, 0 refused (reason written), -1 no child could be run. */
+static int run_child(const char *path, plugin_probe_validate validate, char *reason,
+                     size_t size, int *cacheable)
+{
+    int fds[2];
+    *cacheable = 0;
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child(path, validate, fds[1]);
+    }
+    close(fds[1]);
+    char text[REASON_MAX + 2];
+    size_t length = 0;
+    double timeout = probe_timeout(), deadline = now_seconds() + timeout;
+    int timed_out = 0;
+    for (;;) {
+        double left = deadline - now_seconds();
+        if (left <= 0) {
+            timed_out = 1;
+            break;
+        }
+        struct pollfd pfd = {fds[0], POLLIN, 0};
+        int ready = poll(&pfd, 1, (int)(left * 1000) + 1);
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0)
+            continue;
+        ssize_t n = read(fds[0], text + length, sizeof text - 1 - length);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        length += (size_t)n;
+        if (length == sizeof text - 1)
+            break;
+    }
+    close(fds[0]);
+    text[length] = '\0';
+    if (timed_out)
+        kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (timed_out) {
+        snprintf(reason, size, "plugin file '%s' could not be loaded: loading it did not "
+                 "finish within %g s in a test process (a constructor that never returns?)",
+                 path, timeout);
+        *cacheable = 1;
+        return 0;
+    }
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        snprintf(reason, size, "plugin file '%s' could not be loaded: loading it killed a "
+                 "test process (signal %d, %s): a damaged file, or a constructor that crashes",
+                 path, sig, strsignal(sig));
+        *cacheable = 1;
+        return 0;
+    }
+    if (text[0] == 'O' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        *cacheable = 1;
+        return 1;
+    }
+    if (text[0] == 'E') {
+        snprintf(reason, size, "%s", text + 1);
+        return 0;
+    }
+    snprintf(reason, size, "plugin file '%s' could not be loaded: the test process that "
+             "loaded it exited (status %d) without a verdict (a constructor that exits?)",
+             path, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    *cacheable = 1;
+    return 0;
+}
+
+int plugin_probe(const char *path, const plugin_file_info *info,
+                 plugin_probe_validate validate)
+{
+    load_cache();
+    const verdict *v = find(path, info);
+    if (v) {
+        if (v->ok)
+            return 0;
+        host_error("%s", v->reason);
+        return -1;
+    }
+    char reason[REASON_MAX + 2] = "";
+    int cacheable = 0;
+    int accepted = run_child(path, validate, reason, sizeof reason, &cacheable);
+    if (accepted < 0) {
+        /* no child to be had (fork failed): load it here as before */
+        host_services()->log(host_services(), WB_LOG_DEBUG,
+                             "plugin file '%s': no test process (%s); loading it directly",
+                             path, strerror(errno));
+        return 0;
+    }
+    if (cacheable)
+        remember(path, info, accepted, reason);
+    if (accepted)
+        return 0;
+    host_error("%s", reason);
+    return -1;
+}
