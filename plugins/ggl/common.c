@@ -146,7 +146,8 @@ static int allocate(ggl *g)
         double **array;
         size_t count;
     } parts[] = {
-        {&g->x, N},       {&g->saved, N},  {&g->M, n * n},
+        {&g->x, N},       {&g->saved, N},  {&g->branch0, N}, {&g->branch1, N},
+        {&g->M, n * n},
         {&g->Minv, n * n}, {&g->grad0, n},  {&g->G0, m * n},  {&g->g0, m},
         {&g->qa, n},      {&g->w, n},       {&g->u, n},       {&g->t1, n},
         {&g->t2, n},      {&g->t3, n},      {&g->Ga, m * n},  {&g->Gb, m * n},
@@ -249,6 +250,50 @@ static int solve(ggl *g, wb_step_stats *stats)
                               g->x, &g->newton_options, stats, NULL);
 }
 
+/* The same step equations at the step sizes s h, s from 0 to 1, each solve
+ * started from the secant through the last two solutions: the branch of
+ * solutions that leaves (q^n, p^n) at h = 0.  Newton from the guess at
+ * the full h can miss a step that exists (at h omega >> 1 the guess q^n is
+ * far from q^{n+1}); this follows the solution from where it is known.
+ * The increment of s halves on a failed solve and grows after an easy
+ * one; below 2^-20 the branch is taken to end (a fold: no step of this
+ * size continues it) and the step fails with that reason. */
+static int solve_by_continuation(ggl *g, double h, const double *start, wb_step_stats *stats)
+{
+    const int N = g->size;
+    const double smallest = 0x1p-20;
+    double s_old = 0.0, s = 0.0, ds = 1.0 / 32;
+    int points = 0, status = WB_OK;
+    vec_copy(N, start, g->branch1); /* the solution at s = 0 in q, p */
+    while (s < 1.0) {
+        const double s_new = fmin(1.0, s + ds);
+        vec_copy(N, g->branch1, g->x);
+        if (points >= 2) /* secant predictor through (s_old, branch0), (s, branch1) */
+            for (int i = 0; i < N; i++)
+                g->x[i] += (s_new - s) / (s - s_old) * (g->branch1[i] - g->branch0[i]);
+        g->h = s_new * h;
+        const uint64_t before = stats ? stats->newton_iterations : 0;
+        status = solve(g, stats);
+        if (status == WB_OK) {
+            vec_copy(N, g->branch1, g->branch0);
+            vec_copy(N, g->x, g->branch1);
+            s_old = s, s = s_new, points++;
+            if (!stats || stats->newton_iterations - before <= 4)
+                ds = fmin(2 * ds, 0.25);
+        } else if ((ds *= 0.5) < smallest) {
+            break;
+        }
+    }
+    g->h = h;
+    if (s < 1.0) {
+        g->host->error(g->host, "%s: Newton fails from the guess, and the continuation of the "
+                       "step in h from 0 stops at h = %.6g of %.6g (the solution branch folds "
+                       "or the solves fail)", g->scheme->label, s * h, h);
+        return status != WB_OK ? status : WB_ERR_NEWTON;
+    }
+    return WB_OK;
+}
+
 int ggl_step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
              double *p1, wb_step_stats *stats)
 {
@@ -259,7 +304,17 @@ int ggl_step(void *inst, double t, double h, const double *q0, const double *p0,
         g->scheme->start_values(g);
     vec_copy(g->size, g->x, g->saved);
     initial_guess(g, h, q0, p0);
+    if (g->continuation)
+        vec_copy(g->size, g->x, g->branch0); /* the guess, kept for a continuation */
     int status = solve(g, stats);
+    if (status != WB_OK && g->continuation) {
+        /* the s = 0 point: q0, p0, the carried unknowns (the simple guess) */
+        vec_copy(g->size, g->branch0, g->x);
+        vec_copy(g->n, q0, g->x + g->off_q);
+        vec_copy(g->n, p0, g->x + g->off_p);
+        vec_copy(g->size, g->x, g->branch0);
+        status = solve_by_continuation(g, h, g->branch0, stats);
+    }
     if (status != WB_OK) {
         vec_copy(g->size, g->saved, g->x); /* the carried unknowns stay those of q0, p0 */
         return status;

@@ -51,6 +51,7 @@ struct ggl {
     int trapezoidal;          /* vi_theta: option B                        */
     int advanced_guess;       /* q^{n+1} guess q^n + h v^n instead of q^n  */
     int gradient;             /* em, em_gonzalez: enum ggl_gradient        */
+    int continuation;         /* solver: continuation in h when Newton fails */
     wb_newton *newton;
     wb_newton_options newton_options;
 
@@ -59,6 +60,7 @@ struct ggl {
     const double *q0, *p0;
     double *x, *saved;        /* unknowns (x owns the work memory); the
                                  previous step's, restored on failure      */
+    double *branch0, *branch1; /* continuation: the last two solutions     */
 
     /* constant mass matrix and its inverse, n x n */
     double *M, *Minv;

@@ -16,7 +16,7 @@ static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL
     .start = ggl_start, .step = ggl_step, .aux_values = ggl_aux_values
 
 /* Options every method has, first in every option list. */
-enum { OPT_TOL, OPT_MAX_ITER, OPT_CONVERGENCE, OPT_GUESS, OPT_COMMON };
+enum { OPT_TOL, OPT_MAX_ITER, OPT_CONVERGENCE, OPT_GUESS, OPT_SOLVER, OPT_COMMON };
 #define COMMON_OPTIONS                                                                      \
     {"tol", WB_OPT_NUMBER, 1e-9, 1e-16, 1e-2, NULL, NULL,                                   \
      "Newton tolerance on max |residual| (the paper uses 1e-9)"},                           \
@@ -25,7 +25,11 @@ enum { OPT_TOL, OPT_MAX_ITER, OPT_CONVERGENCE, OPT_GUESS, OPT_COMMON };
      "step: max |R| <= tol and the last update <= tol relative to each unknown (the "      \
      "paper's code: max(|R|, |dz|) < tol); residual: max |R| <= tol alone"},                \
     {"guess", WB_OPT_CHOICE, 0, 0, 0, "simple", "simple|advanced",                          \
-     "Newton's first q^{n+1}: q^n (simple) or q^n + h v^n (advanced)"}
+     "Newton's first q^{n+1}: q^n (simple) or q^n + h v^n (advanced)"},                   \
+    {"solver", WB_OPT_CHOICE, 0, 0, 0, "newton", "newton|continuation",                     \
+     "newton: Newton from the guess alone (the paper's); continuation: where that fails, "  \
+     "the same step equations solved along h' = s h, s from 0 to 1 (secant predictor, "    \
+     "Newton corrector): the scheme is unchanged, only the way to its solution"}
 
 static void decode_common(const wb_option_value *opts, const wb_host *host, ggl *proto)
 {
@@ -34,6 +38,7 @@ static void decode_common(const wb_option_value *opts, const wb_host *host, ggl 
     proto->newton_options.tol = opts[OPT_TOL].number;
     proto->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
     proto->advanced_guess = strcmp(opts[OPT_GUESS].string, "advanced") == 0;
+    proto->continuation = strcmp(opts[OPT_SOLVER].string, "continuation") == 0;
     /* the paper's code stops on max(|R|, |dz|) < tol; the round-off claims
      * rely on the update that follows |R| <= tol */
     proto->newton_options.settle_update = strcmp(opts[OPT_CONVERGENCE].string, "step") == 0;
@@ -161,8 +166,8 @@ static int refuse_singular(const wb_host *host, double theta, int trapezoidal, d
         else
             host->error(host, "vi_theta: vartheta = 1 with constraint = 'trapezoidal' "
                         "removes lambda from the discrete Legendre map: after eliminating "
-                        "p^{n+1}, M v^{n+1} = p^n - h theta (1 - vartheta) G(q^n)^T lambda + "
-                        "... has no lambda, so g(q^{n+1}) = 0 and G(q^{n+theta}) v^{n+1} = 0 "
+                        "p^{n+1}, M v^{n+1} = p^n - h (1 - vartheta) G(q^n)^T lambda + ... "
+                        "has no lambda, so g(q^{n+1}) = 0 and G(q^{n+theta}) v^{n+1} = 0 "
                         "(2m equations) are left with the m unknowns gamma and the Newton "
                         "matrix is singular (the paper admits vartheta = 1, but it fails at "
                         "the first step); use vartheta = 1/2 (VI-B)");
