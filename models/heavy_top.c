@@ -23,6 +23,7 @@
  * for all time.  The state lies on both constraint levels exactly. */
 #include <workbench/workbench.h>
 
+#include "wb_director_top.h"
 #include "wb_model_plugin.h"
 #include "wb_particles.h"
 
@@ -306,11 +307,20 @@ static const wb_initial_state_ext initial_state = {
     .initial = initial,
 };
 
+/* the layout above, for methods of the top (ggl.bs99) */
+static const wb_director_top_ext director_top = {
+    .struct_size = sizeof(wb_director_top_ext),
+    .phi = 0,
+    .director = {3, 6, 9},
+    .tip = 6,
+};
+
 static const wb_extension_entry extensions[] = {
     {WB_EXT_MECHANICAL, &mechanical},
     {WB_EXT_HOLONOMIC, &holonomic},
     {WB_EXT_INVARIANTS, &invariants},
     {WB_EXT_INITIAL_STATE, &initial_state},
+    {WB_EXT_DIRECTOR_TOP, &director_top},
 };
 
 WB_MODEL_PLUGIN("heavy_top",

@@ -9,6 +9,8 @@
  *                q^{n+theta}, eq. 79) or B (trapezoidal g, eq. 82)
  *   em           GGL energy-momentum scheme (eq. 84)
  *   em_gonzalez  Gonzalez's 1999 energy-momentum scheme, g only (EM-G)
+ *   bs99         Bobenko-Suris 1999 discrete Lagrange top, the paper's
+ *                comparison on the heavy top (bs99.c)
  *
  * Every method solves its step by Newton's method (host->newton_solve)
  * with an analytic Jacobian, for a constant mass matrix.  The host state
@@ -86,6 +88,7 @@ extern const wb_method ggl_vi_s;
 extern const wb_method ggl_vi_theta;
 extern const wb_method ggl_em;
 extern const wb_method ggl_em_gonzalez;
+extern const wb_method ggl_bs99; /* bs99.c: no GGL instance, no Newton */
 
 /* ---- shared numerics (common.c) -------------------------------------------- */
 

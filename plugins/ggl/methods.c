@@ -351,7 +351,8 @@ const wb_method ggl_em_gonzalez = {
 
 /* ---- the family -------------------------------------------------------------------------- */
 
-static const wb_method *const methods[] = {&ggl_vi_s, &ggl_vi_theta, &ggl_em, &ggl_em_gonzalez};
+static const wb_method *const methods[] = {&ggl_vi_s, &ggl_vi_theta, &ggl_em, &ggl_em_gonzalez,
+                                           &ggl_bs99};
 
 WB_INTEGRATOR_PLUGIN("ggl",
                      "GGL-principle integrators (Kinon-Betsch-Schneider 2023): variational and "

@@ -9,7 +9,7 @@
 -- plugin path adds the toy models with velocity constraints and on groups.
 
 local candidates = {"spherical_pendulum", "kepler", "angle_pendulum", "free_rigid_body",
-                    "rotor_driven", "nh_particle"}
+                    "rotor_driven", "nh_particle", "heavy_top"}
 local available = {}
 for _, name in ipairs(wb.list_models()) do available[name] = true end
 
