@@ -97,6 +97,7 @@ static lua_State *new_state(void)
     lua_State *L = luaL_newstate();
     if (!L)
         return NULL;
+    lua_set_model_checker(check_model);
     luaL_openlibs(L);
     luaL_requiref(L, "workbench", open_module, 1);
     lua_pop(L, 1);
@@ -346,27 +347,40 @@ static int command_info(const char *name)
     return 1;
 }
 
-static int command_check_model(int argc, char **argv)
+static const char check_model_usage[] =
+    "usage: workbench check-model NAME [PARAM=VALUE...] [--tol T]\n"
+    "       workbench check-model SCRIPT.lua [NAME] [PARAM=VALUE...] [--tol T]\n"
+    "\n"
+    "Compares every derivative model NAME provides (gradient and Hessian of V,\n"
+    "constraint Jacobian and contractions, nonholonomic and Lie-group\n"
+    "derivatives) against central finite differences at its initial state and\n"
+    "two perturbations, and checks its structure: mass matrix symmetric positive\n"
+    "definite, a consistent initial state, first integrals conserved by the\n"
+    "flow, momentum-map generators, group identities.  Each row is a relative\n"
+    "error; a row above the tolerance (--tol, default 1e-6) fails, and so does\n"
+    "the command (exit status 1).\n"
+    "\n"
+    "With SCRIPT.lua, the script runs first and the models it defines with\n"
+    "wb.define_model are checked (all of them, or NAME).  PARAM=VALUE sets a\n"
+    "parameter (`workbench info NAME` lists them).  From a script:\n"
+    "wb.check_model(m [, tol]) returns the number of failed checks.\n";
+
+static int has_suffix(const char *s, const char *suffix)
 {
-    if (argc < 1) {
-        fprintf(stderr, "workbench: check-model needs a model name\n");
-        return 2;
-    }
-    const plugin *p = plugins_find_model(argv[0]);
-    if (!p) {
-        fprintf(stderr, "workbench: %s\n", host_last_error());
-        return 1;
-    }
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* check one model with PARAM=VALUE arguments; 0 passed, 1 failed, 2 usage */
+static int check_one_model(const plugin *p, int argc, char **argv, double tol)
+{
     const wb_model_class *c = p->model;
     double *params = calloc(c->n_params + 1, sizeof(double));
-    double tol = 1e-6;
+    if (!params)
+        return 1;
     for (uint32_t i = 0; i < c->n_params; i++)
         params[i] = descriptor_param(c, i)->default_value;
-    for (int a = 1; a < argc; a++) {
-        if (strcmp(argv[a], "--tol") == 0 && a + 1 < argc) {
-            tol = atof(argv[++a]);
-            continue;
-        }
+    for (int a = 0; a < argc; a++) {
         char *eq = strchr(argv[a], '=');
         uint32_t i = 0;
         size_t len = eq ? (size_t)(eq - argv[a]) : 0;
@@ -389,8 +403,102 @@ static int command_check_model(int argc, char **argv)
         return 1;
     }
     int failures = check_model(mi, stdout, tol);
+    const char *lua_failure = lua_model_definition_take_error();
+    if (lua_failure)
+        fprintf(stderr, "workbench: %s\n", lua_failure);
     model_instance_destroy(mi);
-    return failures ? 1 : 0;
+    return failures || lua_failure ? 1 : 0;
+}
+
+static lua_State *new_state(void);
+
+static int command_check_model(int argc, char **argv)
+{
+    if (argc < 1) {
+        fprintf(stderr, "workbench: check-model needs a model name\n\n%s", check_model_usage);
+        return 2;
+    }
+    if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+        fputs(check_model_usage, stdout);
+        return 0;
+    }
+    /* --tol T anywhere; the rest are the name(s) and PARAM=VALUE */
+    double tol = 1e-6;
+    int n = 0;
+    for (int a = 0; a < argc; a++) {
+        if (strcmp(argv[a], "--tol") == 0) {
+            char *end = NULL;
+            if (a + 1 < argc)
+                tol = strtod(argv[a + 1], &end);
+            if (a + 1 >= argc || end == argv[a + 1] || *end || !(tol > 0)) {
+                fprintf(stderr, "workbench: check-model: --tol needs a positive number\n");
+                return 2;
+            }
+            a++;
+            continue;
+        }
+        argv[n++] = argv[a];
+    }
+    argc = n;
+    if (!has_suffix(argv[0], ".lua")) {
+        const plugin *p = plugins_find_model(argv[0]);
+        if (!p) {
+            fprintf(stderr, "workbench: %s\n", host_last_error());
+            return 1;
+        }
+        return check_one_model(p, argc - 1, argv + 1, tol);
+    }
+    /* a script that defines models: run it, then check what it defined */
+    lua_State *L = new_state();
+    if (!L)
+        return 1;
+    lua_set_model_checker(check_model);
+    lua_pushcfunction(L, traceback);
+    int status = luaL_loadfile(L, argv[0]);
+    if (status == LUA_OK)
+        status = lua_pcall(L, 0, 0, 1);
+    if (status != LUA_OK) {
+        fprintf(stderr, "workbench: %s\n", lua_tostring(L, -1));
+        lua_close(L);
+        return 1;
+    }
+    int named = argc > 1 && !strchr(argv[1], '=');
+    int result = 0, checked = 0;
+    lua_getglobal(L, "wb");
+    lua_getfield(L, -1, "_model_definitions");
+    int defs = lua_gettop(L);
+    if (named) {
+        const plugin *p = plugins_find_model(argv[1]);
+        if (!p) {
+            fprintf(stderr, "workbench: %s\n", host_last_error());
+            result = 1;
+        } else {
+            result = check_one_model(p, argc - 2, argv + 2, tol);
+            checked = 1;
+        }
+    } else if (lua_istable(L, defs)) {
+        lua_pushnil(L);
+        while (lua_next(L, defs)) {
+            lua_pop(L, 1);
+            if (argc > 1 && checked) {
+                fprintf(stderr, "workbench: check-model: %s defines several models: name the "
+                                "one PARAM=VALUE is for\n", argv[0]);
+                result = 2;
+                break;
+            }
+            const plugin *p = plugins_find_model(lua_tostring(L, -1));
+            int r = p ? check_one_model(p, argc - 1, argv + 1, tol) : 1;
+            result = result > r ? result : r;
+            checked++;
+        }
+    }
+    if (!named && !checked && result == 0) {
+        fprintf(stderr, "workbench: check-model: %s defines no model (wb.define_model)\n",
+                argv[0]);
+        result = 1;
+    }
+    lua_close(L);
+    return result;
 }
 
 /* ---- main ---------------------------------------------------------------------------- */

@@ -518,6 +518,56 @@ const plugin *plugins_load_file(const char *path)
     return p;
 }
 
+/* An entry that lives in the host process (a model defined by a script):
+ * validated like a file's, kept until plugins_unregister. */
+const plugin *plugins_register(const wb_plugin_entry *entry, const char *origin)
+{
+    plugins_discover(); /* a name is unique over files and registered entries */
+    if (validate_entry(origin, entry) != 0)
+        return NULL;
+    const plugin *existing = find_by_name(entry->name, (int)entry->kind);
+    if (existing) {
+        host_error("%s: a %s named '%s' already exists (from '%s'): choose another name",
+                   origin, entry->kind == WB_KIND_MODEL ? "model" : "family", entry->name,
+                   existing->path);
+        return NULL;
+    }
+    plugin *p = calloc(1, sizeof *p);
+    if (p && loaded_count == loaded_capacity) {
+        plugin **bigger = grow(loaded, &loaded_capacity, sizeof *loaded);
+        if (bigger)
+            loaded = bigger;
+        else {
+            free(p);
+            p = NULL;
+        }
+    }
+    if (!p || !(p->path = duplicate(origin))) {
+        free(p);
+        host_error("out of memory registering '%s'", entry->name);
+        return NULL;
+    }
+    loaded[loaded_count++] = p;
+    p->entry = entry;
+    if (entry->kind == WB_KIND_MODEL)
+        p->model = entry->descriptor;
+    else
+        p->family = entry->descriptor;
+    return p;
+}
+
+void plugins_unregister(const plugin *p)
+{
+    for (int i = 0; i < loaded_count; i++)
+        if (loaded[i] == p && !p->handle) {
+            free(loaded[i]->path);
+            free(loaded[i]);
+            memmove(loaded + i, loaded + i + 1, (size_t)(loaded_count - i - 1) * sizeof *loaded);
+            loaded_count--;
+            return;
+        }
+}
+
 static int compare_names(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -737,7 +787,8 @@ const char *const *plugins_known_extensions(void)
 void plugins_unload_all(void)
 {
     for (int i = 0; i < loaded_count; i++) {
-        dlclose(loaded[i]->handle);
+        if (loaded[i]->handle)
+            dlclose(loaded[i]->handle);
         free(loaded[i]->path);
         free(loaded[i]);
     }

@@ -35,6 +35,15 @@ void plugins_discover(void);
  * host_last_error) when refused. */
 const plugin *plugins_load_file(const char *path);
 
+/* Register an entry that lives in this process (handle NULL), e.g. a
+ * model a script defines; `origin` stands where a file's path would
+ * (messages, `list`).  The entry and what it points to must outlive the
+ * registration.  NULL with the reason in host_last_error() when refused
+ * (invalid, or the name is taken). */
+const plugin *plugins_register(const wb_plugin_entry *entry, const char *origin);
+/* Forget a registered entry (never a loaded file). */
+void plugins_unregister(const plugin *p);
+
 int plugins_count(void);
 const plugin *plugins_at(int index);
 int plugins_rejection_count(void);

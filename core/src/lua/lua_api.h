@@ -6,6 +6,7 @@
 
 #include <lauxlib.h>
 #include <lua.h>
+#include <stdio.h>
 
 #include "run/driver.h"
 
@@ -66,6 +67,22 @@ void lua_method_register(lua_State *L);
 void lua_solution_register(lua_State *L);
 void lua_tableau_register(lua_State *L);
 void lua_sweep_register(lua_State *L);
+/* wb.define_model and wb.ad (lua_model_definition.c); after
+ * lua_model_register. */
+void lua_model_definition_register(lua_State *L);
+
+/* A Lua-defined model's function cannot raise through the C code that
+ * called it: the first failure is kept.  Clear before calling into a
+ * model, then raise it (a no-op when there is none) or take it. */
+void lua_model_definition_clear_error(void);
+void lua_model_definition_raise_pending(lua_State *L);
+const char *lua_model_definition_take_error(void);
+
+/* wb.check_model calls the command line's model checker (cli/), which the
+ * host hands in: it prints the table to out and returns the failures. */
+struct model_instance;
+typedef int (*lua_model_checker)(struct model_instance *mi, FILE *out, double tol);
+void lua_set_model_checker(lua_model_checker checker);
 
 /* Helpers shared by the files. */
 lua_model *lua_check_model(lua_State *L, int idx);

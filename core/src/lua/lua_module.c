@@ -7,6 +7,7 @@
 #include "host/tableau.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdlib.h>
@@ -302,10 +303,24 @@ static int integrate(lua_State *L)
     integrator *it = integrator_create(cfg, mi);
     if (!it)
         return lua_host_error(L);
+    lua_model_definition_clear_error();
     result->sol = driver_run(it, &opt, state, state + m->nq);
     integrator_destroy(it);
-    if (!result->sol)
+    const char *model_error = lua_model_definition_take_error();
+    if (!result->sol) {
+        if (model_error)
+            return luaL_error(L, "%s (%s)", model_error, host_last_error());
         return lua_host_error(L);
+    }
+    if (model_error && result->sol->failure) {
+        /* on_failure = "stop": the model's own error is the reason */
+        char *why = malloc(strlen(model_error) + strlen(result->sol->failure) + 4);
+        if (why) {
+            sprintf(why, "%s (%s)", model_error, result->sol->failure);
+            free(result->sol->failure);
+            result->sol->failure = why;
+        }
+    }
     return 1;
 }
 
@@ -440,6 +455,7 @@ int luaopen_workbench(lua_State *L)
     lua_solution_register(L);
     lua_tableau_register(L);
     lua_sweep_register(L);
+    lua_model_definition_register(L);
     lua_pushvalue(L, -1);
     lua_pushcclosure(L, integrate, 1);
     lua_setfield(L, -2, "integrate");
