@@ -31,7 +31,7 @@ SRC=$WORK/src             # the researcher's copies of the templates
 PLUGINS=$WORK/plugins     # the plugins they build
 STRICT=$WORK/strict       # the same, built with every warning an error
 OUT=$WORK/output          # the script's output folder
-TEMPLATES="model_template integrator_template"
+TEMPLATES="model_template constrained_model_template integrator_template"
 
 fail() {
     echo "run_templates.sh: FAILED: $*" >&2
@@ -60,6 +60,10 @@ unset DESTDIR WORKBENCH_PLUGIN_PATH WORKBENCH_OUTPUT_DIR PKG_CONFIG_LIBDIR \
       PKG_CONFIG_SYSROOT_DIR 2>/dev/null || true
 WORKBENCH_NO_PROGRESS=1
 export WORKBENCH_NO_PROGRESS
+# wb.compile_model (in template_check.lua) compiles against the installed
+# headers and caches its plugins here
+WORKBENCH_CACHE_DIR=$WORK/cache
+export WORKBENCH_CACHE_DIR
 
 rm -rf "$WORK"
 mkdir -p "$WORK" "$SRC" "$PLUGINS" "$STRICT" "$OUT" || fail "cannot create $WORK"
@@ -112,12 +116,13 @@ esac
 
 # ---- 3. the installed templates ---------------------------------------------------
 step "templates installed in $TEMPLATES_DIR"
-for f in model_template.c integrator_template.c README.md; do
+for f in model_template.c constrained_model_template.c integrator_template.c README.md; do
     [ -s "$TEMPLATES_DIR/$f" ] || fail "the install lacks $TEMPLATES_DIR/$f (or it is empty)"
     cmp -s "$TEMPLATES_DIR/$f" "$TEMPLATE_SOURCE_DIR/$f" ||
         fail "$TEMPLATES_DIR/$f differs from $TEMPLATE_SOURCE_DIR/$f (stale build or install?)"
 done
-cp "$TEMPLATES_DIR/model_template.c" "$TEMPLATES_DIR/integrator_template.c" "$SRC/" ||
+cp "$TEMPLATES_DIR/model_template.c" "$TEMPLATES_DIR/constrained_model_template.c" \
+   "$TEMPLATES_DIR/integrator_template.c" "$SRC/" ||
     fail "cannot copy the templates to $SRC"
 
 # ---- 4. compile out of tree ---------------------------------------------------------
@@ -156,6 +161,8 @@ step "$WORKBENCH $PLUGIN_ARGS list"
 cat "$WORK/list.txt"
 grep -q "^model  *template_model .*$PLUGINS/model_template.so" "$WORK/list.txt" ||
     fail "workbench list does not show template_model from $PLUGINS"
+grep -q "^model  *template_surface .*$PLUGINS/constrained_model_template.so" "$WORK/list.txt" ||
+    fail "workbench list does not show template_surface from $PLUGINS"
 grep -q "^integrator  *template_family .*$PLUGINS/integrator_template.so" "$WORK/list.txt" ||
     fail "workbench list does not show template_family from $PLUGINS"
 grep -q "template_family.symplectic_euler  *order 1" "$WORK/list.txt" ||
@@ -179,6 +186,18 @@ grep -q "^template_model: 0 check(s) failed" "$WORK/check-model.txt" ||
     fail "check-model template_model did not report 0 failed checks"
 grep -q "potential_hessian .* ok" "$WORK/check-model.txt" ||
     fail "check-model did not compare the analytic Hessian"
+
+step "$WORKBENCH $PLUGIN_ARGS check-model template_surface"
+"$WORKBENCH" $PLUGIN_ARGS check-model template_surface >"$WORK/check-surface.txt" 2>&1 ||
+    show_log_and_fail "$WORK/check-surface.txt" "check-model template_surface exited with status $?"
+cat "$WORK/check-surface.txt"
+grep -q "^template_surface: 0 check(s) failed" "$WORK/check-surface.txt" ||
+    fail "check-model template_surface did not report 0 failed checks"
+grep -q "constraint_third_contract .* ok" "$WORK/check-surface.txt" ||
+    fail "check-model did not compare the constrained template's third derivatives"
+"$WORKBENCH" $PLUGIN_ARGS check-model template_surface c=0 >"$WORK/check-surface-c0.txt" 2>&1 ||
+    show_log_and_fail "$WORK/check-surface-c0.txt" "check-model template_surface c=0 failed"
+tail -n 1 "$WORK/check-surface-c0.txt"
 
 step "$WORKBENCH $PLUGIN_ARGS check-model template_model lambda=0 mass=3 omega_y=2.5 energy=4"
 "$WORKBENCH" $PLUGIN_ARGS check-model template_model lambda=0 mass=3 omega_y=2.5 energy=4 \

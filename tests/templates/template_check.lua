@@ -173,3 +173,49 @@ do
            and a1.drift_v[1] == a2.drift_v[1] and a1.drift_v[2] == a2.drift_v[2],
            "symplectic_euler: 100 + 100 steps from sol:final() = 200 steps, bit for bit")
 end
+
+---------------------------------------------------------------------------
+print("the constrained template: RATTLE, SPARK and a GGL scheme on template_surface")
+---------------------------------------------------------------------------
+do
+  local surface = wb.model("template_surface")
+  wb.check(surface.n_constraints == 1 and surface.invariant_names[1] == "Lz",
+           "template_surface: one constraint and the invariant Lz")
+  for _, method in ipairs{wb.method("rattle"), wb.method("spark", {s = 2}), wb.method("vi_s")} do
+    local sol = wb.integrate{model = surface, method = method, h = 0.01, t_end = quick and 2 or 10}
+    wb.expect_below(sol:max("constraint"), 1e-11,
+                    method.name .. " on template_surface: the constraint held")
+    wb.expect_below(wb.drift(sol:column("Lz")), 1e-11,
+                    method.name .. " on template_surface: Lz conserved")
+  end
+  local r = order_study{model = surface, method = wb.method("rattle"), quantity = "q",
+                        reference = {h = 0.0125 / 16, method = wb.method("spark", {s = 3})}}
+  wb.expect_near(r.order, 2, 0.1, "classic.rattle on template_surface: fitted order 2")
+end
+
+---------------------------------------------------------------------------
+print("the same model written in Lua, and compiled against the installed headers")
+---------------------------------------------------------------------------
+do
+  local spec = {
+    name = "lua_henon_heiles", nq = 2,
+    params = {mass = 1, omega_x = 1, omega_y = 1, lambda = 1},
+    mass = function(q, P) return P.mass end,
+    potential = function(q, P)
+      local x, y = q[1], q[2]
+      return 0.5 * P.mass * (P.omega_x ^ 2 * x ^ 2 + P.omega_y ^ 2 * y ^ 2)
+             + P.lambda * (x ^ 2 * y - y ^ 3 / 3)
+    end,
+  }
+  local in_lua = wb.define_model(spec)
+  spec.name = "compiled_henon_heiles"
+  local compiled = wb.compile_model(spec)
+  local q0, p0 = model:initial()
+  for _, m in ipairs{in_lua, compiled} do
+    wb.check(wb.check_model(m) == 0, m.name .. ": check-model passes")
+    local a = wb.integrate{model = m, method = verlet, h = 0.01, steps = 200, q0 = q0, p0 = p0}
+    local b = wb.integrate{model = model, method = verlet, h = 0.01, steps = 200}
+    wb.expect_below(wb.norm(wb.sub(wb.concat(a:final()), wb.concat(b:final()))), 1e-13,
+                    m.name .. ": Verlet gives template_model's numbers")
+  end
+end

@@ -465,8 +465,8 @@ static int command_check_model(int argc, char **argv)
     int named = argc > 1 && !strchr(argv[1], '=');
     int result = 0, checked = 0;
     lua_getglobal(L, "wb");
-    lua_getfield(L, -1, "_model_definitions");
-    int defs = lua_gettop(L);
+    lua_getfield(L, -1, "_script_models");
+    int defined = lua_gettop(L);
     if (named) {
         const plugin *p = plugins_find_model(argv[1]);
         if (!p) {
@@ -476,24 +476,25 @@ static int command_check_model(int argc, char **argv)
             result = check_one_model(p, argc - 2, argv + 2, tol);
             checked = 1;
         }
-    } else if (lua_istable(L, defs)) {
-        lua_pushnil(L);
-        while (lua_next(L, defs)) {
-            lua_pop(L, 1);
-            if (argc > 1 && checked) {
-                fprintf(stderr, "workbench: check-model: %s defines several models: name the "
-                                "one PARAM=VALUE is for\n", argv[0]);
-                result = 2;
-                break;
-            }
+    } else {
+        int count = lua_istable(L, defined) ? (int)lua_rawlen(L, defined) : 0;
+        if (count > 1 && argc > 1) {
+            fprintf(stderr, "workbench: check-model: %s defines several models: name the one "
+                            "PARAM=VALUE is for\n", argv[0]);
+            count = 0;
+            result = 2;
+        }
+        for (int i = 1; i <= count; i++) {
+            lua_rawgeti(L, defined, i);
             const plugin *p = plugins_find_model(lua_tostring(L, -1));
+            lua_pop(L, 1);
             int r = p ? check_one_model(p, argc - 1, argv + 1, tol) : 1;
             result = result > r ? result : r;
             checked++;
         }
     }
     if (!named && !checked && result == 0) {
-        fprintf(stderr, "workbench: check-model: %s defines no model (wb.define_model)\n",
+        fprintf(stderr, "workbench: check-model: %s defines no model (wb.define_model, wb.compile_model)\n",
                 argv[0]);
         result = 1;
     }

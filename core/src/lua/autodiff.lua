@@ -83,10 +83,23 @@ function G.log(x, base)
   return dispatch("log", x)
 end
 
+-- A type's own implementation of a function beyond the smooth ones of one
+-- argument (atan2, abs, max, min, floor, ceil), if it has one.
+local function own(name, ...)
+  for i = 1, select("#", ...) do
+    local mt = getmetatable((select(i, ...)))
+    local f = mt and mt.__wb_math and mt.__wb_math[name]
+    if f then return f end
+  end
+  return nil
+end
+
 -- atan(y [, x]): the angle of (x, y); an object in either argument
 function G.atan(y, x)
   if type(y) == "number" and (x == nil or type(x) == "number") then return M.atan(y, x) end
   if x == nil then return dispatch("atan", y) end
+  local f = own("atan2", y, x)
+  if f then return f(y, x) end
   -- atan2(y, x) = atan2(y0, x0) + atan((x0 y - y0 x) / (x0 x + y0 y)): the second
   -- term is smooth near (x0, y0), vanishes there, and its derivatives are the
   -- derivatives of the angle; x0, y0 keep their own derivative parts when the
@@ -101,17 +114,23 @@ end
 
 function G.abs(x)
   if type(x) == "number" then return M.abs(x) end
+  local f = own("abs", x)
+  if f then return f(x) end
   if value(x) < 0 then return -x end
   return x
 end
 
 function G.floor(x)
   if type(x) == "number" then return M.floor(x) end
+  local f = own("floor", x)
+  if f then return f(x) end
   return M.floor(value(x))
 end
 
 function G.ceil(x)
   if type(x) == "number" then return M.ceil(x) end
+  local f = own("ceil", x)
+  if f then return f(x) end
   return M.ceil(value(x))
 end
 
@@ -123,6 +142,8 @@ local function extreme(name, better, ...)
     if type((select(i, ...))) ~= "number" then plain = false break end
   end
   if plain then return M[name](...) end
+  local f = own(name, ...)
+  if f then return f(...) end
   local best = ...
   for i = 2, n do
     local x = select(i, ...)

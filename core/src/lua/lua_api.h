@@ -70,6 +70,8 @@ void lua_sweep_register(lua_State *L);
 /* wb.define_model and wb.ad (lua_model_definition.c); after
  * lua_model_register. */
 void lua_model_definition_register(lua_State *L);
+/* wb.compile_model (lua_compile.c); after lua_model_definition_register. */
+void lua_compile_register(lua_State *L);
 
 /* A Lua-defined model's function cannot raise through the C code that
  * called it: the first failure is kept.  Clear before calling into a

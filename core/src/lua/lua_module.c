@@ -456,6 +456,7 @@ int luaopen_workbench(lua_State *L)
     lua_tableau_register(L);
     lua_sweep_register(L);
     lua_model_definition_register(L);
+    lua_compile_register(L);
     lua_pushvalue(L, -1);
     lua_pushcclosure(L, integrate, 1);
     lua_setfield(L, -2, "integrate");

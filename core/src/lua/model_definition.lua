@@ -135,8 +135,8 @@ local function invariant_list(invariants, fail)
   return list
 end
 
-local function check_spec(spec)
-  local function fail(message) error("wb.define_model: " .. message, user_level()) end
+local function check_spec(spec, who)
+  local function fail(message) error(who .. ": " .. message, user_level()) end
   if type(spec) ~= "table" then fail("give a table {name =, nq =, potential =, ...}") end
   for k in pairs(spec) do
     if not known_fields[k] then
@@ -469,13 +469,23 @@ end
 ---------------------------------------------------------------------------
 -- wb.define_model
 ---------------------------------------------------------------------------
-function wb.define_model(spec)
-  local def = check_spec(spec)
+-- The spec checked and its shape found (also for wb.compile_model).
+function wb._prepare_model(spec, who)
+  local def = check_spec(spec, who)
   local ok, shape = pcall(find_shape, def)
   if not ok then
-    error(format("wb.define_model: model '%s': %s", def.name, tostring(shape)), user_level())
+    error(format("%s: model '%s': %s", who, def.name, tostring(shape)), user_level())
   end
   def.shape = shape
+  return def
+end
+wb._user_level, wb._user_location = user_level, user_location
+wb._script_models = {} -- the names wb.define_model and wb.compile_model made, in order
+wb._flat_mass, wb._as_vector, wb._as_number = flat_mass, as_vector, as_number
+
+function wb.define_model(spec)
+  local def = wb._prepare_model(spec, "wb.define_model")
+  local shape = def.shape
   -- what the C half keeps: the instance factory and the static facts
   local names = {}
   for i, inv in ipairs(def.invariants) do names[i] = inv.name end
@@ -494,5 +504,6 @@ function wb.define_model(spec)
   if not registered then error("wb.define_model: " .. why, user_level()) end
   wb._model_definitions = wb._model_definitions or {}
   wb._model_definitions[def.name] = def
+  wb._script_models[#wb._script_models + 1] = def.name
   return wb.model(def.name)
 end
