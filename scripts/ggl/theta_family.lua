@@ -19,6 +19,9 @@
 --     measured growth rates on the pendulum, h = 0.01, match to 1%; option
 --     A's nodal g is O(h^2) by design, so its growth is fitted once it
 --     exceeds 1e-3);
+--   * vartheta = 1 is the limit of a blow-up: one step with vartheta =
+--     0.9 ... 0.99999 needs lambda = 1.0001 / (1 - vartheta) (constant to
+--     1e-6), so no finite multiplier exists at vartheta = 1;
 --   * the orders the methods declare: 2 for A(1/2) and B(1/2, 1/2), which
 --     are symmetric, 1 for VI-B = B(1, 1/2) and B(0, 1/2) (errors in q at
 --     t = 1 against EM at h = 1e-4).
@@ -50,6 +53,35 @@ for _, options in ipairs(singular) do
   wb.check(not ok and tostring(message):find("singular") ~= nil,
            "refused with the reason (singular Newton matrix): " .. what,
            ok and "accepted" or tostring(message):match("vi_theta: (.-) %(") or tostring(message))
+end
+
+---------------------------------------------------------------------------
+-- vartheta -> 1 in option B: the refusal is the limit, not an artefact.
+-- Eliminating p^{n+1}, the Legendre map reads M v^{n+1} = p^n
+-- - h (1 - vartheta) G(q^n)^T lambda + ..., so the impulse lambda must give
+-- v grows like 1/(1 - vartheta): one step from the paper's data, h = 0.01.
+---------------------------------------------------------------------------
+local limit = {}
+for _, vt in ipairs{0.9, 0.99, 0.999, 0.9999, 0.99999} do
+  local sol = wb.integrate{model = model, h = 0.01, steps = 1, on_failure = "stop",
+                           method = wb.method("ggl.vi_theta", {constraint = "trapezoidal",
+                                                               theta = 1, vartheta = vt})}
+  local lambda = sol.ok and sol:column("lambda")[2] or 0 / 0
+  limit[#limit + 1] = {vartheta = vt, lambda = lambda, scaled = lambda * (1 - vt)}
+end
+wb.printf("option B, theta = 1, one step (h = 0.01): lambda and (1 - vartheta) lambda\n")
+for _, r in ipairs(limit) do
+  wb.printf("  vartheta = %-8g lambda = %-14.6g (1 - vartheta) lambda = %.10g\n", r.vartheta,
+            r.lambda, r.scaled)
+end
+do
+  local spread = 0
+  for _, r in ipairs(limit) do spread = wb.max(spread, math.abs(r.scaled / limit[1].scaled - 1)) end
+  wb.check(spread < 1e-6 and limit[#limit].lambda > 1e4,
+           "vartheta -> 1: lambda grows like 1/(1 - vartheta) (no finite lambda at vartheta = 1, "
+           .. "the singular case wb.method refuses)",
+           string.format("(1 - vartheta) lambda constant to %.2g; lambda = %.3g at vartheta = %g",
+                         spread, limit[#limit].lambda, limit[#limit].vartheta))
 end
 
 ---------------------------------------------------------------------------
@@ -94,7 +126,13 @@ for _, c in ipairs(cases) do
   c.label = string.format("%s, %s = %g: %s", c.options.constraint,
                           c.options.constraint == "trapezoidal" and "vartheta" or "theta", c.w, c.what)
   figure[#figure + 1] = {x = wb.map(x, function(_, i) return i - 1 end),
-                         y = common.floored(x, 1e-17), title = c.label}
+                         y = common.floored(x, 1e-17),
+                         title = string.format("%s, %s = %g: %s", c.options.constraint,
+                                               c.options.constraint == "trapezoidal" and "ϑ" or "θ",
+                                               c.w, c.column == "constraint" and "g(q^n)"
+                                                 or "G M^{-1} p"),
+                         style = string.format("lw 1.5 lc rgb '%s'",
+                                               ({"#9400d3", "#009e73", "#56b4e9", "#e69f00"})[#figure + 1])}
   wb.printf("  %-70s growth per step %.4f (predicted %.4f, %d points), run ends at t = %s\n",
             c.label, c.factor, c.predicted, c.points, tostring(c.failure))
 end
@@ -107,12 +145,17 @@ do -- the stable choices for comparison
     figure[#figure + 1] = {x = wb.map(sol.t, function(_, i) return i - 1 end),
                            y = common.floored(sol:column(column), 1e-17),
                            title = string.format("%s, w = 1/2: %s (stable)", options.constraint,
-                                                 column == "constraint" and "g(q^n)" or "G M^-1 p")}
+                                                 column == "constraint" and "g(q^n)"
+                                                   or "G M^{-1} p"),
+                           style = string.format("lw 1 lc rgb '%s'", column == "constraint"
+                                                   and "#0072b2" or "#d55e00")}
   end
 end
-wb.plot{file = "plots/ggl/theta_instability.png", logscale = "y", key = "bottom right",
-        title = "theta-VIs on the pendulum, h = 0.01: residual growth for w = theta, vartheta != 1/2",
-        xlabel = "step n", ylabel = "max_k |residual_k|", yrange = {1e-17, 1e8}, series = figure}
+wb.plot{file = "plots/ggl/theta_instability.png", logscale = "y", key = "outside right top",
+        size = {1100, 560}, yrange = {1e-17, 1e8}, enhanced = true,
+        title = "θ-VIs on the pendulum, h = 0.01: residual growth for w = θ or ϑ ≠ 1/2",
+        xlabel = "step n", ylabel = "max_k |residual_k|",
+        series = figure}
 for _, c in ipairs(cases) do
   wb.expect_near(c.factor, c.predicted, 0.01 * c.predicted,
                  c.label .. ": grows by w/(1-w) or (1-w)/w per step")
@@ -144,5 +187,8 @@ for _, member in ipairs(members) do
                                      with = "linespoints"}
 end
 wb.plot{file = "plots/ggl/theta_orders.png", logscale = "xy", key = "bottom right",
-        title = "theta-VIs on the pendulum: error in q at t = 1 against EM at h = 1e-4",
-        xlabel = "h", ylabel = "max |q - q_ref|", series = order_series}
+        enhanced = true,
+        title = "θ-VIs on the pendulum: error in q at t = 1 against EM at h = 10^{-4}",
+        xlabel = "h", ylabel = "max |q - q_{ref}|",
+        series = wb.map(order_series, function(f)
+          return {x = f.x, y = f.y, title = wb.literal(f.title), with = f.with} end)}
