@@ -26,11 +26,11 @@
 --   computation of discrete gradients".  On its own measure (n_iter and the
 --   size of the Newton systems) EM is cheaper than every VI: the same 4
 --   iterations (3 with the advanced guess) on 28 unknowns instead of 40.
---   Our wall times agree (EM 0.5 to 0.65 x VI-S in our runs).  The authors' EM solves
---   the same 2d + 2m unknowns with an analytic tangent (metis
---   EMS_ggl.m at the paper's commit 54af28b: nVARS = 2 nDOF + 2 mCONSTRAINTS,
---   tang assembled in closed form), so neither size nor a difference
---   tangent explains their ranking; what remains is the cost of assembling
+--   Our wall times agree (EM 0.5 to 0.65 x VI-S in our runs).  The
+--   authors' EM solves the same 2d + 2m unknowns with an analytic tangent
+--   (metis EMS_ggl.m at the paper's commit 54af28b: nVARS = 2 nDOF +
+--   2 mCONSTRAINTS, tang assembled in closed form), so neither size nor a
+--   difference tangent explains their ranking; what remains is the cost of assembling
 --   the discrete gradients in interpreted MATLAB (per residual, loops over
 --   the potential, constraint and velocity-constraint invariants with some
 --   ten function calls each), which a compiled residual does not pay.
