@@ -30,10 +30,11 @@
 --   authors' EM solves the same 2d + 2m unknowns with an analytic tangent
 --   (metis EMS_ggl.m at the paper's commit 54af28b: nVARS = 2 nDOF +
 --   2 mCONSTRAINTS, tang assembled in closed form), so neither size nor a
---   difference tangent explains their ranking; what remains is the cost of assembling
---   the discrete gradients in interpreted MATLAB (per residual, loops over
---   the potential, constraint and velocity-constraint invariants with some
---   ten function calls each), which a compiled residual does not pay.
+--   difference tangent explains their ranking; what remains is the cost of
+--   assembling the discrete gradients in interpreted MATLAB (per residual,
+--   loops over the potential, constraint and velocity-constraint invariants
+--   with some ten function calls each), which a compiled residual does not
+--   pay.
 --
 --   workbench scripts/ggl/cost.lua [--quick]
 package.path = (arg[0]:match("^(.*)/") or ".") .. "/?.lua;" .. package.path
