@@ -33,7 +33,7 @@
 --   difference tangent explains their ranking; what remains is the cost of
 --   assembling the discrete gradients in interpreted MATLAB (per residual,
 --   loops over the potential, constraint and velocity-constraint invariants
---   with some ten function calls each), which a compiled residual does not
+--   with eight to ten function calls each), which a compiled residual does not
 --   pay.
 --
 --   workbench scripts/ggl/cost.lua [--quick]
