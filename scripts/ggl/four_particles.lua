@@ -15,7 +15,8 @@
 --   the same for p (all 12 components) and lambda.
 -- Claims checked: EM and EM-G conserve the energy and all six momentum
 --   components (L1..L3, J1..J3) to round-off; both hold g(q^n) = 0, only EM
---   the velocity constraint G M^-1 p = 0 (Figs. 23, 24); both are of order 2
+--   the velocity constraint G M^-1 p = 0 (Figs. 23, 24: EM-G's is O(h^2),
+--   1.7e-5 at h = 0.01, 1e8 times EM's round-off); both are of order 2
 --   in q and p, and of order 1 in lambda (Figs. 28-30); their q4 errors are
 --   identical (at the smallest h they differ by a relative 7.9e-10,
 --   --quick: 9.1e-10; checked below 1e-6).
@@ -66,6 +67,13 @@ for _, s in ipairs(schemes) do
 end
 wb.print_table({"scheme", "max|dE|", "max|dL1|", "max|dL2|", "max|dL3|", "max|dJ1|", "max|dJ2|",
                 "max|dJ3|", "max|g|", "max|G M^-1 p|"}, rows, "%-14.3g")
+
+-- EM-G's velocity residual at h/2: its order
+local gv_order
+do
+  local half = wb.integrate{model = model, method = schemes[2].method, h = h / 2, t_end = t_end}
+  gv_order = math.log(schemes[2].gv / wb.max(half:max("gv1"), half:max("gv2")), 2)
+end
 
 -- EM with Gonzalez's generic discrete gradient, for contrast
 local generic = wb.integrate{model = model, method = wb.method("ggl.em", {discrete_gradient = "gonzalez"}),
@@ -151,54 +159,70 @@ do
   for _, s in ipairs(schemes) do
     for k = 1, 2 do
       out[#out + 1] = {x = s.t, y = common.floored(s.sol:column("gv" .. k), 1e-18),
-                       title = string.format("%s, bar %s", s.label, k == 1 and "1-2" or "3-4")}
+                       title = string.format("%s, bar %s", s.label, k == 1 and "1-2" or "3-4"),
+                       style = common.style(s.label, k == 2 and " dt 2" or "")}
     end
   end
-  wb.plot{file = "plots/ggl/fp_gv.png", logscale = "y",
-          key = "center right",
-          title = "velocity constraints |G M^-1 p| of EM-G and EM (Figs. 23, 24; zeros at 1e-18)",
+  wb.plot{file = "plots/ggl/fp_gv.png", logscale = "y", key = "center right", enhanced = true,
+          title = "velocity constraints |G M^{-1} p| of EM-G and EM (Figs. 23, 24; zeros at 1e-18)",
           xlabel = "t", ylabel = "|g^v|", series = out}
   local inc, ang = {}, {}
   for _, s in ipairs(schemes) do
     inc[#inc + 1] = {x = s.t_increment,
                      y = common.floored(s.increment.energy, 1e-18), title = s.label, with = "points",
-                     style = common.style(s.label)}
-    for k = 1, 3 do
-      ang[#ang + 1] = {x = s.t, y = s.values["J" .. k], title = s.label .. ": J_" .. k,
-                       style = s.label == "EM" and "lw 3" or "lw 1 dt 2"}
-    end
+                     style = common.style(s.label, s.label == "EM" and " pt 6 ps 1.2" or " pt 7 ps 0.5")}
   end
-  wb.plot{file = "plots/ggl/fp_energy_increments.png", logscale = "y",
+  -- EM as lines, EM-G as marks every 0.5 time units: both stay visible
+  local dash = {J1 = "", J2 = " dt 2", J3 = " dt 4"}
+  for k = 1, 3 do
+    local name = "J" .. k
+    ang[#ang + 1] = {x = em.t, y = em.values[name], title = "EM: J_" .. k,
+                     style = common.style("EM", " lw 2" .. dash[name])}
+    local emg, x, y = schemes[2], {}, {}
+    for i = 1, emg.sol.n, 50 do x[#x + 1], y[#y + 1] = emg.t[i], emg.values[name][i] end
+    ang[#ang + 1] = {x = x, y = y, title = "EM-G: J_" .. k, with = "points",
+                     style = common.style("EM-G", " pt " .. (k + 3) .. " ps 1.5")}
+  end
+  wb.plot{file = "plots/ggl/fp_energy_increments.png", logscale = "y", enhanced = true,
           title = "increments |E^{n+1} - E^n| (Fig. 25; zeros at 1e-18)",
-          xlabel = "t", ylabel = "|dE|", series = inc}
-  wb.plot{file = "plots/ggl/fp_angular_momentum.png", yrange = {-3, 3},
-          title = "angular momentum components (Fig. 26): EM thick, EM-G dashed",
+          xlabel = "t", ylabel = "|ΔE|", series = inc}
+  wb.plot{file = "plots/ggl/fp_angular_momentum.png", yrange = {-3, 3}, enhanced = true,
+          key = "outside right top", size = {1000, 560},
+          title = "angular momentum components (Fig. 26): EM lines, EM-G marks",
           xlabel = "t", ylabel = "J_i", series = ang}
   local mom = {}
   for _, name in ipairs{"L1", "L2", "L3", "J1", "J2", "J3"} do
-    mom[#mom + 1] = {x = em.t_increment,
-                     y = common.floored(em.increment[name], 1e-18), title = name, with = "points"}
+    mom[#mom + 1] = {x = em.t_increment, y = common.floored(em.increment[name], 1e-18),
+                     title = name:sub(1, 1) .. "_" .. name:sub(2), with = "points"}
   end
-  wb.plot{file = "plots/ggl/fp_momentum_increments_em.png", logscale = "y",
+  wb.plot{file = "plots/ggl/fp_momentum_increments_em.png", logscale = "y", enhanced = true,
+          key = "outside right top", size = {1000, 560},
           title = "EM: increments of L and J (Fig. 27; zeros at 1e-18)",
           xlabel = "t", ylabel = "|increment|", series = mom}
 end
+-- EM-G under EM: EM as large open marks, EM-G small and filled
 local function error_plot(file, field, what, fig, slope)
   local out = {}
   for _, s in ipairs(schemes) do
     out[#out + 1] = {x = ladder, y = s[field], title = s.label, with = "linespoints",
-                     style = common.style(s.label)}
+                     style = common.style(s.label, s.label == "EM" and " pt 6 ps 2.5"
+                                                   or " dt 2 pt 7 ps 1")}
   end
-  local c = schemes[1][field][1]
-  out[#out + 1] = {x = ladder, y = wb.map(ladder, function(x) return c * (x / ladder[1]) ^ slope end),
-                   title = "order " .. slope, style = "lw 1 dt 2 lc rgb 'gray40'"}
-  wb.plot{file = file, logscale = "xy", key = "bottom right",
-          title = "relative error in " .. what .. " at t = 0.1 vs EM at h = 1e-5 (" .. fig .. ")",
+  local low = math.huge
+  for _, s in ipairs(schemes) do
+    for i, hi in ipairs(ladder) do low = math.min(low, s[field][i] / (hi / ladder[1]) ^ slope) end
+  end
+  out[#out + 1] = {x = ladder, y = wb.map(ladder, function(x) return low / 5 * (x / ladder[1]) ^ slope end),
+                   title = "order " .. slope, style = "lw 1.5 dt 3 lc rgb 'gray30'"}
+  wb.plot{file = file, logscale = "xy", key = "bottom right", enhanced = true,
+          xrange = {ladder[#ladder] / 1.5, ladder[1] * 1.5},
+          title = "relative error in " .. what .. " at t = 0.1 vs EM at h = 10^{-5} (" .. fig
+                  .. "; EM and EM-G coincide)",
           xlabel = "h", ylabel = "relative error", series = out}
 end
 error_plot("plots/ggl/fp_error_q.png", "eq", "q_4", "Fig. 28", 2)
 error_plot("plots/ggl/fp_error_p.png", "ep", "p", "Fig. 29", 2)
-error_plot("plots/ggl/fp_error_lambda.png", "el", "lambda", "Fig. 30", 1)
+error_plot("plots/ggl/fp_error_lambda.png", "el", "λ", "Fig. 30", 1)
 
 ---------------------------------------------------------------------------
 -- Claims
@@ -212,7 +236,10 @@ for _, s in ipairs(schemes) do
   wb.expect_below(s.sol:max("constraint"), 1e-14, s.label .. ": g(q^n) = 0 to round-off")
 end
 wb.expect_below(em.gv, 1e-13, "EM: velocity constraint G M^-1 p = 0 to round-off (Fig. 24)")
-wb.expect_in(schemes[2].gv, 1e-7, 1e-2, "EM-G: velocity constraint violated (Fig. 23)")
+wb.check(schemes[2].gv > 1e8 * wb.max(em.gv, 1e-16) and gv_order > 1.8 and gv_order < 2.2,
+         "EM-G: velocity constraint violated (Fig. 23): 1e8 x EM's and O(h^2), not round-off",
+         string.format("max |G M^-1 p| %.3g (EM %.3g), order %.2f from h to h/2",
+                       schemes[2].gv, em.gv, gv_order))
 for _, s in ipairs(schemes) do
   wb.expect_near(s.order_q, 2, 0.15, s.label .. ": order 2 in q4 at t = 0.1 (Fig. 28)")
   wb.expect_near(s.order_p, 2, 0.15, s.label .. ": order 2 in p at t = 0.1 (Fig. 29)")
@@ -221,7 +248,15 @@ for _, s in ipairs(schemes) do
                  .. "t - h/2 (smallest pair of steps; beyond the paper)")
 end
 wb.expect_below(generic_energy, 1e-12, "EM with Gonzalez's generic DG V: energy still conserved")
-wb.expect_in(generic_momentum, 1e-8, 1e-2, "EM with Gonzalez's generic DG V: momenta NOT conserved "
-             .. "(Greenspan's form through the invariants is needed)")
+do
+  local greenspan = 0
+  for _, name in ipairs{"L1", "L2", "L3", "J1", "J2", "J3"} do
+    greenspan = wb.max(greenspan, em.drift[name])
+  end
+  wb.check(generic_momentum > 1e5 * wb.max(greenspan, 1e-16),
+           "EM with Gonzalez's generic DG V: momenta NOT conserved, drift > 1e5 x that with "
+           .. "Greenspan's form through the invariants",
+           string.format("%.3g vs %.3g", generic_momentum, greenspan))
+end
 wb.expect_below(math.abs(schemes[1].eq[#ladder] / schemes[2].eq[#ladder] - 1), 1e-6,
                 "EM and EM-G equally accurate (q4 errors identical to 1e-6 at the smallest h)")

@@ -44,8 +44,11 @@ end
 -- failed at once) keep the others' colours.
 local colours = {["VI-S"] = "#9400d3", ["VI-A"] = "#009e73", ["VI-B"] = "#56b4e9",
                  EM = "#e69f00", ["EM-G"] = "#0072b2", BS99 = "#d55e00"}
+-- extra: more style ("dt 2", "pt 6 ps 2"; an "lw" there replaces the 1.5)
 function common.style(label, extra)
-  return string.format("lw 1.5 lc rgb '%s'%s", colours[label] or "black", extra or "")
+  extra = extra or ""
+  local width = extra:find("lw ") and "" or "lw 1.5 "
+  return string.format("%slc rgb '%s'%s", width, colours[label] or "black", extra)
 end
 
 -- Rows of a vector column group: out[i] = {x1, ..., xn} of recorded row i.
