@@ -45,6 +45,44 @@ function common.check_column(what, ours, paper, labels, floor_value, digits)
                          format("%g", floor_value):gsub("e%-0", "e-"), digits), detail)
 end
 
+-- Agreement with every digit the paper prints: its value p, printed with
+-- `digits` significant digits, stands for the interval p +- half a unit
+-- of the last digit; ours must lie in that interval, widened by our own
+-- round-off floor floors[i] (the spread of our value between two solvers
+-- that both iterate to machine precision, plus 4 ulp).  The detail gives
+-- the worst entry, how much of the half unit it uses, and its distance to
+-- the interval's edge in units of its floor: an entry that uses 0.99 of
+-- the half unit but lies 1e4 floors inside is decided, not lucky.  Entries
+-- within one floor of the edge are counted as undecided (and pass).
+function common.check_printed(what, ours, paper, floors, labels, digits)
+  local used, worst, worst_i, undecided, failed = 0, -1, nil, 0, false
+  for i, p in ipairs(paper) do
+    if p > 1e-9 and ours[i] then
+      used = used + 1
+      local half = 0.5 * 10 ^ (floor(log(abs(p), 10)) - digits + 1)
+      local dist = abs(ours[i] - p)
+      local f = floors[i] + 4 * 2.220446049250313e-16 * abs(ours[i])
+      if not (dist <= half + f) then failed = true end
+      if abs(half - dist) <= f then undecided = undecided + 1 end
+      local share = dist / half
+      if share ~= share or share > worst then worst, worst_i = share, i end
+    end
+  end
+  local detail = "no entries"
+  if used > 0 then
+    local i = worst_i
+    local half = 0.5 * 10 ^ (floor(log(abs(paper[i]), 10)) - digits + 1)
+    local f = floors[i] + 4 * 2.220446049250313e-16 * abs(ours[i])
+    detail = format("%d entries, %d undecided; worst %s: ours %.9e vs printed %s, %.2f of the "
+                    .. "half unit, %.2g inside the edge = %.3g floors of %.2g", used, undecided,
+                    labels[i], ours[i], format("%." .. (digits - 1) .. "e", paper[i]), worst,
+                    half - abs(ours[i] - paper[i]), (half - abs(ours[i] - paper[i])) / f, f)
+  end
+  return wb.check(used > 0 and not failed,
+                  format("%s: every entry above 1e-9 rounds to the paper's %d printed digits (our "
+                         .. "round-off floor included)", what, digits), detail)
+end
+
 -- Least-squares order of errs against hs over the entries above
 -- floor_value, for ours and for the paper's column (same rows); checks
 -- that they agree within tol and that ours is near the nominal order.

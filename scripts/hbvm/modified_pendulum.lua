@@ -31,7 +31,8 @@
 -- the paper to two significant digits; the orders fitted over the last
 -- four rows (2, 1, 2; the paper's e_lam for s = 1 is pre-asymptotic at
 -- first, 0.76 -> 1.00) agree with those of the paper's own columns; e_H
--- and e_g stay below 1e-13; HBVM(3,1) is the least accurate; the true
+-- and e_g stay below 1e-13; HBVM(3,1) is the least accurate (e_s more than
+-- twice that of s = 2 and of s = 3 at every h: 3.4 x); the true
 -- errors have orders 2 (state), 1 (lambda at t_n), 2 (lambda at t_n + h/2).
 --
 -- Also checked (our observation, not the paper's): for s >= 2 the positions
@@ -117,6 +118,12 @@ end
 wb.expect_below(common.worst(results, "e_H"), 1e-13,
                 "e_H at round-off in every run (quadrature exact: 2k/s = 6)")
 wb.expect_below(common.worst(results, "e_g"), 1e-13, "e_g at round-off in every run")
-wb.check(results[1].e_s[1] > 2 * results[2].e_s[1],
-         "HBVM(3,1) is the least accurate: e_s(s = 1) > 2 e_s(s = 2) at h = 0.1",
-         string.format("%.3g vs %.3g", results[1].e_s[1], results[2].e_s[1]))
+do -- s = 1 against both s = 2 and s = 3, at every step size of the table
+  local worst = math.huge
+  for i = 1, #results[1].h do
+    worst = math.min(worst, results[1].e_s[i] / wb.max(results[2].e_s[i], results[3].e_s[i]))
+  end
+  wb.check(worst > 2, "HBVM(3,1) is the least accurate: e_s(s = 1) > 2 max(e_s(s = 2), "
+           .. "e_s(s = 3)) at every h (paper: 3.4 x)",
+           string.format("smallest ratio %.3g over %d rows", worst, #results[1].h))
+end

@@ -18,8 +18,14 @@
 --             is really a midpoint value and converges with order 2 there
 --
 -- Claims checked: every entry of e_s, e_lam and e_hc above 1e-9 agrees with
--- the paper to two significant digits, and to all five printed digits in
--- the rows n <= 5; fitted orders (2, 1, 2) agree with
+-- the paper to two significant digits, and in the rows n <= 5 rounds to
+-- all five printed digits: it lies within half a unit of the last printed
+-- digit, widened by our round-off floor (the spread between the
+-- fixed-point and the Newton iteration, both to machine precision: 1e-15
+-- to 1e-12).  The tightest entry, HBVM(3,3) e_s at n = 0 (ours
+-- 1.665750329e-3, printed 1.6658e-3), uses 0.99 of the half unit yet lies
+-- 3.3e-10 inside the edge, 1.7e5 floors: decided, not lucky.  Fitted
+-- orders (2, 1, 2) agree with
 -- the orders fitted to the paper's own columns; e_H and e_g stay below
 -- 1e-13; e_mid has order 2.
 --
@@ -95,28 +101,41 @@ local cases = {}
 for s = 1, 3 do
   for n = 0, n_max do cases[#cases + 1] = {s = s, n = n} end
 end
+-- Rows n <= 5 also by Newton's iteration: both iterate to machine
+-- precision, so their spread is our round-off floor for the five-digit
+-- comparison.
 local entries = wb.sweep{cases = cases, progress = false, run = function(c)
-  local method = wb.method("hbvm", {k = c.s, s = c.s})
-  local sol = wb.integrate{model = model, method = method, h = 0.1 * 2 ^ -c.n,
-                           steps = 100 * 2 ^ c.n}
-  return {e_s = state_error(sol),
-          e_l = common.multiplier_error(sol, model, lambda_exact, "start"),
-          e_mid = common.multiplier_error(sol, model, lambda_exact, "mid"),
-          e_hc = sol:max("hidden_constraint"), e_H = sol:max("energy_error_abs"),
-          e_g = sol:max("constraint"), sweeps = sol.stats.mean_newton_iterations}
+  local function run(iteration)
+    local method = wb.method("hbvm", {k = c.s, s = c.s, iteration = iteration})
+    return wb.integrate{model = model, method = method, h = 0.1 * 2 ^ -c.n, steps = 100 * 2 ^ c.n}
+  end
+  local sol = run("fixed_point")
+  local row = {e_s = state_error(sol),
+               e_l = common.multiplier_error(sol, model, lambda_exact, "start"),
+               e_mid = common.multiplier_error(sol, model, lambda_exact, "mid"),
+               e_hc = sol:max("hidden_constraint"), e_H = sol:max("energy_error_abs"),
+               e_g = sol:max("constraint"), sweeps = sol.stats.mean_newton_iterations}
+  if c.n <= 5 then
+    local other = run("newton")
+    row.floor_s = math.abs(state_error(other) - row.e_s)
+    row.floor_l = math.abs(common.multiplier_error(other, model, lambda_exact, "start") - row.e_l)
+    row.floor_hc = math.abs(other:max("hidden_constraint") - row.e_hc)
+  end
+  return row
 end}
 
 local results, series = {}, {}
 local colors = {"#1f77b4", "#d62728", "#2ca02c"}
 for s = 1, 3 do
   local r = {h = {}, n = {}, e_s = {}, e_l = {}, e_mid = {}, e_hc = {}, e_H = {}, e_g = {},
-             sweeps = {}}
+             sweeps = {}, floor_s = {}, floor_l = {}, floor_hc = {}}
   for _, entry in ipairs(entries:select{s = s}) do
     if entry.status ~= "ok" then error("HBVM(" .. s .. ") n = " .. entry.n .. ": " .. entry.failure) end
     local n = entry.n
     local i = n + 1
     r.h[i], r.n[i] = 0.1 * 2 ^ -n, n
-    for _, key in ipairs{"e_s", "e_l", "e_mid", "e_hc", "e_H", "e_g", "sweeps"} do
+    for _, key in ipairs{"e_s", "e_l", "e_mid", "e_hc", "e_H", "e_g", "sweeps", "floor_s",
+                         "floor_l", "floor_hc"} do
       r[key][i] = entry[key]
     end
   end
@@ -155,9 +174,10 @@ wb.printf("\n")
 for s = 1, 3 do
   local r, p, name = results[s], paper[s], string.format("HBVM(%d,%d)", s, s)
   common.check_table(name, r, p, {{"e_s", 2, 0.05}, {"e_l", 1, 0.05}, {"e_hc", 2, 0.05}})
-  for _, c in ipairs{{"e_s", "e_s"}, {"e_l", "e_lam"}, {"e_hc", "e_hc"}} do -- rows n = 0..5
-    common.check_column(string.format("%s %s, n <= 5", name, c[2]), r[c[1]],
-                        {table.unpack(p[c[1]], 1, 6)}, common.labels(r), nil, 5)
+  for _, c in ipairs{{"e_s", "e_s", "floor_s"}, {"e_l", "e_lam", "floor_l"},
+                     {"e_hc", "e_hc", "floor_hc"}} do -- rows n = 0..5
+    common.check_printed(string.format("%s %s, n <= 5", name, c[2]), r[c[1]],
+                         {table.unpack(p[c[1]], 1, 6)}, r[c[3]], common.labels(r), 5)
   end
   wb.expect_near(wb.fit_order(r.h, r.e_mid), 2, 0.1,
                  name .. ": lambda_n is second order at t_n + h/2")
