@@ -39,6 +39,26 @@ static int weights_through_inverse(const wb_host *host, int s, const double *a,
     return ok;
 }
 
+/* X_kj = l_j(1 + c_k): the Lagrange basis of the nodes c, one step later
+ * (the collocation polynomial's derivative, extrapolated to the next
+ * step's nodes).  0 when two nodes coincide: no extrapolation then. */
+static int extrapolation_matrix(int s, const double *c, double *X)
+{
+    for (int j = 0; j < s; j++)
+        for (int m = 0; m < j; m++)
+            if (fabs(c[j] - c[m]) < 1e-10)
+                return 0;
+    for (int k = 0; k < s; k++)
+        for (int j = 0; j < s; j++) {
+            double l = 1.0;
+            for (int m = 0; m < s; m++)
+                if (m != j)
+                    l *= (1.0 + c[k] - c[m]) / (c[j] - c[m]);
+            X[k * s + j] = l;
+        }
+    return 1;
+}
+
 void stage_solver_destroy(stage_solver *s)
 {
     if (!s)
@@ -48,6 +68,7 @@ void stage_solver_destroy(stage_solver *s)
     free(s->pivots);
     free(s->separable);
     free(s->qpivots);
+    free(s->extrapolation);
     free(s);
 }
 
@@ -77,12 +98,14 @@ stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
     s->explicit_tableau = strictly_lower(t->s, s->aq) && strictly_lower(t->s, s->ap);
     s->iteration = config->iteration, s->tol = config->tol;
     s->max_iter = config->max_iter, s->sum.enabled = config->compensated;
-    const size_t n = (size_t)s->n, dim = (size_t)s->dim, size = (size_t)s->size;
-    s->dq = calloc(2 * (size_t)t->s, sizeof(double));
+    const size_t n = (size_t)s->n, dim = (size_t)s->dim, size = (size_t)s->size,
+                 st = (size_t)t->s;
+    s->dq = calloc(2 * st, sizeof(double));
     s->Z = calloc(3 * size + dim + size * dim + size * size + 3 * dim + 3 * dim * dim + 4 * n,
                   sizeof(double));
     s->pivots = calloc(size, sizeof(int));
-    if (!s->dq || !s->Z || !s->pivots) {
+    s->extrapolation = calloc(3 * st * st + st * dim + 2 * dim, sizeof(double));
+    if (!s->dq || !s->Z || !s->pivots || !s->extrapolation) {
         stage_solver_destroy(s);
         host->error(host, "stage solver: out of memory (%d stages, dimension %d)", t->s, model->nq);
         *status = WB_ERR_NOMEM;
@@ -102,12 +125,44 @@ stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
     s->sum.carry = s->matrix + size * size;
     s->sum.last = s->sum.carry + dim;
     s->work = s->sum.last + dim;       /* 3 dim^2 + 4 n + dim */
-    if (model->mass_constant && !s->explicit_tableau && separable_setup(s) != 0) {
-        stage_solver_destroy(s);
-        host->error(host, "stage solver: out of memory (%d stages, dimension %d)", t->s, model->nq);
-        *status = WB_ERR_NOMEM;
-        return NULL;
+    s->AXq = s->extrapolation + st * st;
+    s->AXp = s->AXq + st * st;
+    s->history = s->AXp + st * st;
+    s->jacobian_point = s->history + st * dim;
+    s->scale = s->jacobian_point + dim;
+    const int separable = model->mass_constant && !s->explicit_tableau;
+    if (separable) {
+        if (separable_setup(s) != 0) {
+            stage_solver_destroy(s);
+            host->error(host, "stage solver: out of memory (%d stages, dimension %d)", t->s,
+                        model->nq);
+            *status = WB_ERR_NOMEM;
+            return NULL;
+        }
+        /* the stages' positions sit at the row sums of a */
+        s->extrapolate = config->extrapolate &&
+                         extrapolation_matrix(t->s, s->rows, s->extrapolation);
+    } else if (!s->explicit_tableau) {
+        s->extrapolate = config->extrapolate &&
+                         extrapolation_matrix(t->s, s->cq, s->extrapolation);
     }
+    if (s->extrapolate) {
+        for (int i = 0; i < t->s; i++)
+            for (int j = 0; j < t->s; j++) {
+                double aq = 0, ap = 0, aa = 0;
+                for (int k = 0; k < t->s; k++) {
+                    const double x = s->extrapolation[k * t->s + j];
+                    aq += s->aq[i * t->s + k] * x;
+                    ap += s->ap[i * t->s + k] * x;
+                    if (separable)
+                        aa += s->AA[i * t->s + k] * x;
+                }
+                s->AXq[i * t->s + j] = aq, s->AXp[i * t->s + j] = ap;
+                if (separable)
+                    s->EX[i * t->s + j] = aa;
+            }
+    }
+    stage_solver_reset(s);
     *status = WB_OK;
     return s;
 }
@@ -115,19 +170,168 @@ stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
 void stage_solver_reset(stage_solver *s)
 {
     wb_compensated_restart(&s->sum);
+    s->history_valid = 0;
+    s->mode = s->iteration == ITERATE_AUTO ? ITERATE_FIXED_POINT : s->iteration;
+    s->jacobian_set = 0, s->refresh = 0, s->factored = 0;
 }
 
+/* The aux layout: carry (dim), start (s dim), solver state, Jacobian point (dim). */
 void stage_solver_carry(const stage_solver *s, double *carry)
 {
-    wb_compensated_state(&s->sum, s->dim, carry);
+    const int dim = s->dim, st = s->s;
+    wb_compensated_state(&s->sum, dim, carry);
+    double *history = carry + dim, *state = history + (size_t)st * dim, *point = state + STATE_COUNT;
+    vec_copy(st * dim, s->history, history);
+    state[STATE_HISTORY_VALID] = s->history_valid;
+    state[STATE_MODE] = s->mode;
+    state[STATE_JACOBIAN_SET] = s->jacobian_set;
+    state[STATE_REFRESH] = s->refresh;
+    vec_copy(dim, s->jacobian_point, point);
 }
 
 void stage_solver_resume(stage_solver *s, const double *q, const double *p,
                          const double *carry)
 {
+    const int dim = s->dim, st = s->s;
     vec_copy(s->n, q, s->sum.last);
     vec_copy(s->n, p, s->sum.last + s->n);
-    wb_compensated_resume(&s->sum, s->dim, s->sum.last, carry);
+    wb_compensated_resume(&s->sum, dim, s->sum.last, carry);
+    const double *history = carry + dim, *state = history + (size_t)st * dim,
+                 *point = state + STATE_COUNT;
+    vec_copy(st * dim, history, s->history);
+    s->history_valid = state[STATE_HISTORY_VALID] != 0 && s->extrapolate;
+    const int mode = (int)state[STATE_MODE];
+    /* auto may have moved on to simplified Newton; any other choice stays */
+    s->mode = s->iteration == ITERATE_AUTO && mode == ITERATE_SIMPLIFIED ? mode
+              : s->iteration == ITERATE_AUTO                             ? ITERATE_FIXED_POINT
+                                                                         : s->iteration;
+    s->jacobian_set = state[STATE_JACOBIAN_SET] != 0;
+    s->refresh = state[STATE_REFRESH] != 0;
+    vec_copy(dim, point, s->jacobian_point);
+    s->factored = 0; /* factored again at that point: the same factors */
+}
+
+void stage_scale(double *scale, const double *y, int from, int count)
+{
+    double largest = 0;
+    for (int k = from; k < from + count; k++)
+        largest = fmax(largest, fabs(y[k]));
+    const double floor = largest > 0 ? 0.1 * largest : 1.0;
+    for (int k = from; k < from + count; k++)
+        scale[k] = 1.0 / fmax(fabs(y[k]), floor);
+}
+
+/* ---- the iteration ---------------------------------------------------------------------- */
+
+/* Round-off of the stopping test, relative to each unknown (Hairer's
+ * gni codes stop at 1e-16 in the mean square, or when the increment stops
+ * decreasing below 1e-15; this is the largest component, whose round-off
+ * floor lies higher: it may stop decreasing below 1e-14). */
+static const double ROUNDOFF = 1e-16;
+/* The fixed point is abandoned (auto) when a sweep cuts the increment by
+ * less than this factor, or after this many sweeps. */
+static const double FIXED_POINT_SLOW = 0.25;
+enum { FIXED_POINT_SWEEPS = 20 };
+/* A kept Jacobian that contracts by less than this is re-evaluated at the
+ * next step; above 1 (diverging) at once. */
+static const double JACOBIAN_SLOW = 0.1;
+
+/* Converged: below tol, at round-off, or no longer decreasing once near
+ * it.  "Near" is 1e-14 for the fixed point, whose sweep adds terms of the
+ * size of the unknowns; a Newton solve of a stiff problem (h^2 |f'| >> 1)
+ * subtracts terms far larger than the unknowns, so its round-off floor
+ * lies higher, and a Newton iteration stops decreasing only there. */
+static int settled(int it, int mode, double relative, double previous, double absolute,
+                   double tol)
+{
+    if (absolute <= tol || relative <= ROUNDOFF)
+        return 1;
+    const double near = mode == ITERATE_FIXED_POINT ? 100.0 * ROUNDOFF : 1e4 * ROUNDOFF;
+    return it > 0 && relative >= previous && previous <= near;
+}
+
+/* A rate measured above round-off, where it means something. */
+static int measurable(double relative) { return relative > 1e3 * ROUNDOFF; }
+
+static void count_step(const stage_solver *s, wb_step_stats *stats)
+{
+    if (!WB_HAS_FIELD(stats, wb_step_stats, newton_steps))
+        return;
+    if (s->mode == ITERATE_FIXED_POINT)
+        stats->fixed_point_steps++;
+    else
+        stats->newton_steps++;
+}
+
+/* Make the simplified-Newton factors current: a new Jacobian at y0 every
+ * step (ITERATE_SIMPLIFIED), or the kept one (auto) until it is refreshed. */
+static int prepare_newton(stage_solver *s, const stage_path *path, double h, const double *y0,
+                          wb_step_stats *stats)
+{
+    if (s->iteration != ITERATE_AUTO || !s->jacobian_set || s->refresh) {
+        vec_copy(s->dim, y0, s->jacobian_point);
+        s->jacobian_set = 1, s->refresh = 0, s->factored = 0;
+    }
+    if (s->factored && s->factored_h == h)
+        return WB_OK;
+    int status = path->factor(s, h, s->jacobian_point, stats);
+    s->factored = status == WB_OK;
+    s->factored_h = h;
+    return status;
+}
+
+static int solve_stages(stage_solver *s, const stage_path *path, double h, const double *y0,
+                        int continuing, wb_step_stats *stats)
+{
+    double previous = INFINITY, relative = INFINITY;
+    int status;
+restart:
+    path->guess(s, h, y0, continuing, stats);
+    if (s->mode == ITERATE_SIMPLIFIED && (status = prepare_newton(s, path, h, y0, stats)))
+        return status;
+    previous = INFINITY;
+    for (int it = 0; it < s->max_iter; it++) {
+        double absolute;
+        if ((status = path->sweep(s, h, y0, s->mode, stats, &relative, &absolute)) != WB_OK)
+            return status;
+        stats->newton_iterations++;
+        stats->residual_evals++;
+        if (isfinite(relative) && settled(it, s->mode, relative, previous, absolute, s->tol)) {
+            count_step(s, stats);
+            return WB_OK;
+        }
+        const double rate = relative / previous;
+        const int slow = !isfinite(relative) || (it > 0 && measurable(relative) && rate > 0);
+        if (s->iteration == ITERATE_AUTO && s->mode == ITERATE_FIXED_POINT &&
+            (!isfinite(relative) || (slow && rate > FIXED_POINT_SLOW) ||
+             it + 1 >= FIXED_POINT_SWEEPS)) {
+            s->mode = ITERATE_SIMPLIFIED; /* stiff: Newton for the rest of the run */
+            goto restart;
+        }
+        if (s->iteration == ITERATE_AUTO && s->mode == ITERATE_SIMPLIFIED && slow) {
+            const int old = !vec_equal(s->dim, s->jacobian_point, y0);
+            if (old && (!isfinite(relative) || rate >= 1.0)) {
+                s->refresh = 1; /* diverging on an old Jacobian: a new one, now */
+                goto restart;
+            }
+            if (rate > JACOBIAN_SLOW)
+                s->refresh = 1;
+        }
+        if (!isfinite(relative))
+            break;
+        previous = relative;
+    }
+    if (continuing) { /* an extrapolation can mislead on a stiff problem: once more, plain */
+        continuing = 0;
+        goto restart;
+    }
+    if (!isfinite(relative)) {
+        s->host->error(s->host, "stage iteration produced a non-finite increment");
+        return WB_ERR_NONFINITE;
+    }
+    s->host->error(s->host, "stage iteration did not converge in %d iterations (last "
+                            "increment %.3e relative to the unknowns)", s->max_iter, relative);
+    return WB_ERR_NEWTON;
 }
 
 int stage_solver_step(stage_solver *s, double h, const double *q0, const double *p0,
@@ -135,17 +339,34 @@ int stage_solver_step(stage_solver *s, double h, const double *q0, const double 
 {
     const int n = s->n, dim = s->dim;
     double *y0 = s->work + 3 * dim * dim + 4 * n; /* after field_jacobian's scratch */
-    vec_copy(n, q0, y0);
-    vec_copy(n, p0, y0 + n);
-    wb_compensated_begin(&s->sum, dim, y0);
-    int status = s->separable ? separable_increment(s, h, y0, stats)
-                              : general_increment(s, h, y0, stats);
-    if (status != WB_OK)
-        return status;
+    int continuing = s->sum.have_last;
+    for (int k = 0; k < n; k++) { /* y0 = (q0, p0), and is it where the last step ended? */
+        y0[k] = q0[k], y0[n + k] = p0[k];
+        continuing = continuing && y0[k] == s->sum.last[k] && y0[n + k] == s->sum.last[n + k];
+    }
+    if (!continuing) /* the carried rounding error belongs to another trajectory */
+        for (int k = 0; k < dim; k++)
+            s->sum.carry[k] = 0.0;
+    if (s->explicit_tableau) {
+        general_explicit_increment(s, h, y0, stats);
+    } else {
+        const stage_path *path = s->separable ? &separable_path : &general_path;
+        /* a failed step leaves the carried state as it was, for (q0, p0) */
+        const int mode = s->mode, jacobian_set = s->jacobian_set, refresh = s->refresh;
+        int status = solve_stages(s, path, h, y0, continuing && s->history_valid, stats);
+        if (status != WB_OK) {
+            if (s->mode != mode || s->jacobian_set != jacobian_set || s->refresh != refresh)
+                s->factored = 0;
+            s->mode = mode, s->jacobian_set = jacobian_set, s->refresh = refresh;
+            return status;
+        }
+        path->finish(s, h, y0, stats);
+        s->history_valid = s->extrapolate;
+    }
     double *y1 = s->sum.last;
     wb_compensated_add(&s->sum, dim, y0, s->R, y1);
-    vec_copy(n, y1, q1);
-    vec_copy(n, y1 + n, p1);
+    for (int k = 0; k < n; k++)
+        q1[k] = y1[k], p1[k] = y1[n + k];
     return WB_OK;
 }
 
@@ -160,7 +381,9 @@ static int create_method(const wb_host *host, const wb_model *model,
         .partitioned = partitioned,
         .iteration = it[0] == 'n'   ? ITERATE_NEWTON
                      : it[0] == 's' ? ITERATE_SIMPLIFIED
+                     : it[0] == 'a' ? ITERATE_AUTO
                                     : ITERATE_FIXED_POINT,
+        .extrapolate = opts[STAGE_OPT_START].string[0] == 'e',
         .tol = opts[STAGE_OPT_TOL].number,
         .max_iter = (int)opts[STAGE_OPT_MAX_ITER].number,
         .compensated = opts[STAGE_OPT_COMPENSATED].number != 0,
@@ -199,6 +422,12 @@ int stage_method_start(void *inst, double t, double h, const double *q, const do
         return stage_method_reset(inst, t, q, p);
     stage_solver_resume(inst, q, p, carry);
     return WB_OK;
+}
+
+/* start: the stage derivatives, 2 s blocks of nq; jacobian_point: (q, p). */
+uint32_t stage_method_aux_blocks(const wb_option_value *opts, uint32_t group)
+{
+    return group == 2 ? 2u * (uint32_t)opts[STAGE_OPT_TABLEAU].tableau->s : 2u;
 }
 
 void stage_method_aux_values(const void *inst, double *out)

@@ -8,11 +8,18 @@
  *
  * A plain Runge-Kutta method is the case a2 = a, b2 = b.  Explicit
  * tableaux are evaluated stage by stage; implicit ones solve for the stage
- * increments Z_i = (Q_i - q0, P_i - p0) by full Newton, simplified Newton
- * (one Jacobian and one LU per step) or fixed-point iteration, run to
- * machine precision by default (until the increment vanishes or stops
- * decreasing).  The update uses compensated summation, as in Hairer's GNI
- * codes, so that round-off grows like a random walk. */
+ * increments Z_i = (Q_i - q0, P_i - p0) -- for a constant mass matrix for
+ * the positions alone, in the Nystrom form -- by fixed-point iteration,
+ * simplified Newton or full Newton, run to machine precision by default
+ * (until the increment, relative to the unknowns, is at round-off or stops
+ * decreasing).  The default, "auto", iterates to a fixed point and changes
+ * to simplified Newton, its Jacobian and LU kept across steps while they
+ * converge, for the rest of the run when the fixed point stalls or
+ * diverges (a stiff problem).  Each step starts from the previous step's
+ * collocation polynomial extrapolated (its stage derivatives interpolated
+ * at the new nodes), or with start = "plain" from the constant-velocity
+ * guess.  The update uses compensated summation, as in Hairer's GNI codes,
+ * so that round-off grows like a random walk. */
 #ifndef STAGE_SOLVER_H
 #define STAGE_SOLVER_H
 
@@ -24,7 +31,8 @@
 typedef enum stage_iteration {
     ITERATE_NEWTON = 0,
     ITERATE_SIMPLIFIED = 1,
-    ITERATE_FIXED_POINT = 2
+    ITERATE_FIXED_POINT = 2,
+    ITERATE_AUTO = 3
 } stage_iteration;
 
 typedef struct stage_solver_config {
@@ -34,6 +42,7 @@ typedef struct stage_solver_config {
     double tol;                 /* 0: iterate to machine precision */
     int max_iter;
     int compensated;            /* compensated summation of the update */
+    int extrapolate;            /* 1: start from the last step's stages */
 } stage_solver_config;
 
 typedef struct stage_solver stage_solver;
@@ -43,8 +52,10 @@ stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
                                   const stage_solver_config *config, int *status);
 void stage_solver_destroy(stage_solver *s);
 void stage_solver_reset(stage_solver *s);
-/* The compensated sum's carry (nq then nv values) as state, and a restart
- * that continues the trajectory ending at (q, p) with it. */
+/* The carried state in the aux layout (the compensated sum's carry, nq
+ * then nv values; the starting values, 2 s nq; the solver state; the
+ * Jacobian's point, 2 nq), and a restart that continues the trajectory
+ * ending at (q, p) with it. */
 void stage_solver_carry(const stage_solver *s, double *carry);
 void stage_solver_resume(stage_solver *s, const double *q, const double *p,
                          const double *carry);
@@ -55,19 +66,23 @@ int stage_solver_step(stage_solver *s, double h, const double *q0, const double 
 
 /* Their options, in this order. */
 enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER,
-       STAGE_OPT_COMPENSATED, STAGE_OPT_COUNT };
+       STAGE_OPT_COMPENSATED, STAGE_OPT_START, STAGE_OPT_COUNT };
 #define STAGE_SOLVER_OPTIONS(default_tableau, tableau_doc)                                  \
     {                                                                                       \
         {"tableau", WB_OPT_TABLEAU, 0, 0, 0, default_tableau, NULL, tableau_doc},           \
-        {"iteration", WB_OPT_CHOICE, 0, 0, 0, "simplified", "simplified|newton|fixed_point", \
-         "implicit stages: simplified Newton (one LU per step), full Newton, or fixed-point "\
-         "iteration"},                                                                      \
+        {"iteration", WB_OPT_CHOICE, 0, 0, 0, "auto", "auto|simplified|newton|fixed_point",  \
+         "implicit stages: auto (fixed point, simplified Newton with its LU kept across "    \
+         "steps once the fixed point stalls), simplified Newton (one LU per step), full "    \
+         "Newton, or fixed-point iteration (sol.stats.iteration says which ran)"},          \
         {"tol", WB_OPT_NUMBER, 0, 0, 1e-3, NULL, NULL,                                      \
          "stop when the stage increment is below tol; 0 iterates to machine precision "     \
          "(until it vanishes or stops decreasing)"},                                        \
         {"max_iter", WB_OPT_INTEGER, 50, 1, 10000, NULL, NULL, "stage iterations per step"}, \
         {"compensated", WB_OPT_BOOLEAN, 1, 0, 1, NULL, NULL,                                \
          "compensated summation of the update (round-off grows like a random walk)"},      \
+        {"start", WB_OPT_CHOICE, 0, 0, 0, "extrapolate", "extrapolate|plain",                \
+         "implicit stages start from the last step's collocation polynomial extrapolated, "  \
+         "or (plain) from the constant-velocity guess"},                                     \
     }
 
 /* The whole plugin of a family with one stage-solver method: options,
@@ -77,7 +92,7 @@ enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER
     static const wb_option_spec options[STAGE_OPT_COUNT] =                                     \
         STAGE_SOLVER_OPTIONS(default_tableau, tableau_doc);                                     \
     static const char *const requires[] = {WB_EXT_MECHANICAL, NULL};                            \
-    static const wb_aux_spec carry[] = {WB_COMPENSATED_AUX_SPECS};                              \
+    static const wb_aux_spec carry[] = {WB_COMPENSATED_AUX_SPECS, STAGE_SOLVER_AUX_SPECS};      \
     static const wb_method stage_method = {                                                     \
         .struct_size = sizeof(wb_method),                                                       \
         WB_METHOD_ELEMENT_SIZES,                                                                \
@@ -98,11 +113,26 @@ enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER
         .aux = carry,                                                                           \
         .n_aux = WB_ARRAY_COUNT(carry),                                                         \
         .aux_values = stage_method_aux_values,                                                  \
+        .aux_blocks = stage_method_aux_blocks,                                                  \
         .validate = validate_options,                                                           \
     };                                                                                          \
     static const wb_method *const methods[] = {&stage_method};                                  \
     WB_INTEGRATOR_PLUGIN(family_name, family_doc, family_doc, methods)
 
+/* The iteration's carried state after the compensated carry (groups 2, 3,
+ * 4 of the method's aux), state only. */
+#define STAGE_SOLVER_AUX_SPECS                                                                 \
+    {.name = "start", .size_kind = WB_AUX_CONFIGURATION_BLOCKS, .time = WB_AUX_AT_NODE,       \
+     .doc = "the last step's stage derivatives: the next step's extrapolated start",          \
+     .flags = WB_AUX_UNRECORDED},                                                             \
+    {.name = "solver_state", .size_kind = WB_AUX_FIXED, .size = 4, .time = WB_AUX_AT_NODE,    \
+     .doc = "start valid, iteration in use, Jacobian kept, Jacobian to refresh",              \
+     .flags = WB_AUX_UNRECORDED},                                                             \
+    {.name = "jacobian_point", .size_kind = WB_AUX_CONFIGURATION_BLOCKS,                      \
+     .time = WB_AUX_AT_NODE, .doc = "the state at which the kept Jacobian was evaluated",     \
+     .flags = WB_AUX_UNRECORDED}
+
+uint32_t stage_method_aux_blocks(const wb_option_value *opts, uint32_t group);
 int stage_method_create_rk(const wb_host *host, const wb_model *model,
                            const wb_option_value *opts, void **inst);
 int stage_method_create_prk(const wb_host *host, const wb_model *model,

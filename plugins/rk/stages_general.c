@@ -1,9 +1,9 @@
 /* Stages in (q, p) for any mechanical model: explicit tableaux stage by
  * stage; implicit ones by full Newton, simplified Newton or fixed-point
- * iteration on the stage increments Z_i = (Q_i - q0, P_i - p0). */
+ * iteration on the stage increments Z_i = (Q_i - q0, P_i - p0) (the
+ * iteration itself: stage_solver.c). */
 #include "stage_solver_internal.h"
 #include "wb_fd.h"
-#include "wb_iteration.h"
 #include "wb_vec.h"
 
 /* ---- the vector field and its Jacobian -------------------------------------------- */
@@ -112,50 +112,75 @@ static void evaluate_stages(stage_solver *s, const double *y0, wb_step_stats *st
     }
 }
 
-static int iterate(stage_solver *s, double h, const double *y0, wb_step_stats *stats)
+/* Z_i = h c_i F(y0) (one evaluation), or when continuing the last step's
+ * stage derivatives interpolated at the new nodes: Z_i = h sum_j (a X)_ij
+ * F_j (q rows with a, p rows with a2). */
+static void guess(stage_solver *s, double h, const double *y0, int continuing,
+                  wb_step_stats *stats)
 {
-    const int size = s->size;
-    double previous = INFINITY;
+    const int n = s->n, dim = s->dim, st = s->s;
+    if (continuing) {
+        for (int i = 0; i < st; i++) {
+            double *Zi = s->Z + (size_t)i * dim;
+            for (int k = 0; k < dim; k++)
+                Zi[k] = 0;
+            for (int j = 0; j < st; j++) {
+                const double *Fj = s->history + (size_t)j * dim;
+                vec_axpy(n, h * s->AXq[i * st + j], Fj, Zi);
+                vec_axpy(n, h * s->AXp[i * st + j], Fj + n, Zi + n);
+            }
+        }
+    } else {
+        field(s, y0, s->F, stats);
+        for (int i = 0; i < st; i++)
+            for (int k = 0; k < dim; k++)
+                s->Z[(size_t)i * dim + k] = h * (k < n ? s->cq[i] : s->cp[i]) * s->F[k];
+    }
+    stage_scale(s->scale, y0, 0, n);
+    stage_scale(s->scale, y0, n, n);
+}
+
+static int factor(stage_solver *s, double h, const double *y, wb_step_stats *stats)
+{
+    field_jacobian(s, y, s->J, stats);
+    stats->linear_solves++;
+    return newton_matrix(s, h, 0);
+}
+
+static int sweep(stage_solver *s, double h, const double *y0, int mode, wb_step_stats *stats,
+                 double *relative, double *absolute)
+{
+    const int size = s->size, dim = s->dim;
     int status;
-    if (s->iteration == ITERATE_SIMPLIFIED) {
-        field_jacobian(s, y0, s->J, stats);
-        if ((status = newton_matrix(s, h, 0)) != WB_OK)
+    evaluate_stages(s, y0, stats);
+    residual(s, h);
+    if (mode == ITERATE_NEWTON) {
+        for (int j = 0; j < s->s; j++) {
+            stage_state(s, y0, j, s->Y);
+            field_jacobian(s, s->Y, s->J + (size_t)j * dim * dim, stats);
+        }
+        if ((status = newton_matrix(s, h, 1)) != WB_OK)
             return status;
         stats->linear_solves++;
     }
-    for (int it = 0; it < s->max_iter; it++) {
-        evaluate_stages(s, y0, stats);
-        residual(s, h);
-        stats->residual_evals++;
-        if (s->iteration == ITERATE_NEWTON) {
-            for (int j = 0; j < s->s; j++) {
-                stage_state(s, y0, j, s->Y);
-                field_jacobian(s, s->Y, s->J + (size_t)j * s->dim * s->dim, stats);
-            }
-            if ((status = newton_matrix(s, h, 1)) != WB_OK)
-                return status;
-            stats->linear_solves++;
-        }
-        if (s->iteration != ITERATE_FIXED_POINT) {
-            status = s->host->lu_solve(s->host, size, 1, s->matrix, s->pivots, s->R);
-            stats->linear_solves++;
-            if (status != WB_OK)
-                return status;
-        }
-        double norm = vec_max_abs(size, s->R);
-        vec_axpy(size, -1.0, s->R, s->Z);
-        stats->newton_iterations++;
-        if (!isfinite(norm)) {
-            s->host->error(s->host, "stage iteration produced a non-finite increment");
-            return WB_ERR_NONFINITE;
-        }
-        if (wb_iteration_settled(it, norm, previous, s->tol, vec_max_abs(size, s->Z)))
-            return WB_OK;
-        previous = norm;
+    if (mode != ITERATE_FIXED_POINT) {
+        status = s->host->lu_solve(s->host, size, 1, s->matrix, s->pivots, s->R);
+        stats->linear_solves++;
+        if (status != WB_OK)
+            return status;
     }
-    s->host->error(s->host, "stage iteration did not converge in %d iterations (last "
-                            "increment %.3e)", s->max_iter, previous);
-    return WB_ERR_NEWTON;
+    double rel = 0, abs = 0;
+    for (int i = 0; i < s->s; i++)
+        for (int k = 0; k < dim; k++) {
+            const double r = s->R[(size_t)i * dim + k], d = fabs(r);
+            if (isnan(d) || d > abs)
+                abs = d;
+            if (isnan(d) || d * s->scale[k] > rel)
+                rel = d * s->scale[k];
+            s->Z[(size_t)i * dim + k] -= r;
+        }
+    *relative = rel, *absolute = abs;
+    return WB_OK;
 }
 
 static void explicit_stages(stage_solver *s, double h, const double *y0, wb_step_stats *stats)
@@ -199,21 +224,20 @@ static void increment(stage_solver *s, double h, const double *y0, wb_step_stats
     }
 }
 
-
-int general_increment(stage_solver *s, double h, const double *y0, wb_step_stats *stats)
+void general_explicit_increment(stage_solver *s, double h, const double *y0,
+                                wb_step_stats *stats)
 {
-    const int n = s->n, dim = s->dim;
-    if (s->explicit_tableau) {
-        explicit_stages(s, h, y0, stats);
-        increment(s, h, y0, stats, 1);
-        return WB_OK;
-    }
-    field(s, y0, s->F, stats); /* first guess Z_i = h c_i F(y0) */
-    for (int i = 0; i < s->s; i++)
-        for (int k = 0; k < dim; k++)
-            s->Z[(size_t)i * dim + k] = h * (k < n ? s->cq[i] : s->cp[i]) * s->F[k];
-    int status = iterate(s, h, y0, stats);
-    if (status == WB_OK)
-        increment(s, h, y0, stats, 0);
-    return status;
+    explicit_stages(s, h, y0, stats);
+    increment(s, h, y0, stats, 1);
 }
+
+/* The stage derivatives of the last sweep belong to the iterate before its
+ * update, equal to the solution to round-off: the next start's history. */
+static void finish(stage_solver *s, double h, const double *y0, wb_step_stats *stats)
+{
+    if (s->extrapolate)
+        vec_copy(s->size, s->F, s->history);
+    increment(s, h, y0, stats, 0);
+}
+
+const stage_path general_path = {guess, factor, sweep, finish};

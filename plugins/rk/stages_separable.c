@@ -9,15 +9,18 @@
  *
  * s n unknowns instead of 2 s n (Hairer's gni_irk2 does the same for
  * second-order equations).  Simplified Newton factors
- * I + h^2 (a a2) (x) M^-1 Hess V(q0) once per step; full Newton uses the
- * Hessian at every stage; fixed-point iteration needs no linear algebra.
+ * I + h^2 (a a2) (x) M^-1 Hess V(q) at the step's start (or keeps it from
+ * an earlier step); full Newton uses the Hessian at every stage; fixed-point
+ * iteration needs no linear algebra.  The extrapolated start interpolates
+ * the last step's M^-1 G_k at the new nodes: Z_i = h r_i v0 -
+ * h^2 sum_k (a a2 X)_ik M^-1 G_k(last step).
  * The update
  *   q1 - q0 = (sum_j b_j) h v0 - h^2 sum_k (b^T a2)_k M^-1 G_k,
  *   p1 - p0 = -h sum_k b2_k G_k
  * uses the gradients of the last sweep, which agree with the converged
  * stages to round-off. */
 #include "stage_solver_internal.h"
-#include "wb_iteration.h"
+#include "wb_mass.h"
 #include "wb_vec.h"
 
 #include <stdlib.h>
@@ -25,14 +28,15 @@
 int separable_setup(stage_solver *s)
 {
     const int st = s->s, n = s->n, sn = st * n;
-    size_t doubles = (size_t)st * st + 2 * (size_t)st + 4 * (size_t)sn + (size_t)sn * sn +
-                     (size_t)st * n * n + 2 * (size_t)n;
+    size_t doubles = 3 * (size_t)st * st + 3 * (size_t)st + 4 * (size_t)sn + (size_t)sn * sn +
+                     (size_t)st * n * n + 3 * (size_t)n + (size_t)n * n;
     s->separable = calloc(doubles, sizeof(double));
     s->qpivots = calloc((size_t)sn, sizeof(int));
     if (!s->separable || !s->qpivots)
         return -1;
     double *p = s->separable;
     s->AA = p, p += (size_t)st * st;
+    s->EX = p, p += (size_t)st * st;
     s->wq = p, p += st;
     s->rows = p, p += st;
     s->Zq = p, p += sn;
@@ -42,7 +46,21 @@ int separable_setup(stage_solver *s)
     s->Mq = p, p += (size_t)sn * sn;
     s->MinvH = p, p += (size_t)st * n * n; /* one per stage for full Newton */
     s->v0 = p, p += n;
-    s->column = p;
+    s->h2AA = p, p += (size_t)st * st;
+    s->hr = p, p += st;
+    s->minv_diagonal = p, p += n;
+    s->column = p, p += n;
+    s->coefficients_h = NAN;
+    /* M^-1 once (n solves into the Newton matrix's room, free until a step):
+     * when diagonal, the sweep scales by it instead of calling the model */
+    double *minv = s->Mq, *scratch = p;
+    wb_constant_inverse_mass(s->model, scratch, minv);
+    for (int r = 0; r < n && s->minv_diagonal; r++) {
+        s->minv_diagonal[r] = minv[r * n + r];
+        for (int c = 0; c < n; c++)
+            if (c != r && minv[r * n + c] != 0.0)
+                s->minv_diagonal = NULL;
+    }
     s->bq_sum = 0;
     for (int i = 0; i < st; i++) {
         s->bq_sum += s->bq[i];
@@ -65,32 +83,88 @@ int separable_setup(stage_solver *s)
     return 0;
 }
 
-/* G_j = grad V(q0 + Z_j) and MG_j = M^-1 G_j for every stage. */
-static void gradients(stage_solver *s, const double *q0, wb_step_stats *stats)
+#define SEPARABLE_INLINE static inline __attribute__((always_inline))
+
+/* G_j = grad V(q0 + Z_j) and MG_j = M^-1 G_j for every stage; n is a
+ * constant where the dispatch below knows it. */
+SEPARABLE_INLINE void gradients_n(stage_solver *s, const double *q0, int n, int st,
+                                  wb_step_stats *stats)
 {
-    const int n = s->n;
-    for (int j = 0; j < s->s; j++) {
-        double *Q = s->column;
+    double *Q = s->column;
+    const double *d = s->minv_diagonal;
+    for (int j = 0; j < st; j++) {
         const double *Zj = s->Zq + (size_t)j * n;
+        double *Gj = s->G + (size_t)j * n, *MGj = s->MG + (size_t)j * n;
         for (int c = 0; c < n; c++)
             Q[c] = q0[c] + Zj[c];
-        wb_potential_gradient(s->model, Q, s->G + (size_t)j * n);
-        wb_mass_solve(s->model, Q, s->G + (size_t)j * n, s->MG + (size_t)j * n);
-        stats->function_evals++;
+        wb_potential_gradient(s->model, Q, Gj);
+        if (d)
+            for (int c = 0; c < n; c++)
+                MGj[c] = d[c] * Gj[c];
+        else
+            wb_mass_solve(s->model, Q, Gj, MGj);
     }
+    stats->function_evals += (uint64_t)st;
 }
 
 /* R_i = Z_i - h r_i v0 + h^2 sum_k (a a2)_ik MG_k */
-static void residual(stage_solver *s, double h)
+SEPARABLE_INLINE void residual_n(stage_solver *s, int n, int st)
 {
-    const int n = s->n, st = s->s;
     for (int i = 0; i < st; i++) {
         double *Ri = s->Rq + (size_t)i * n;
-        vec_copy(n, s->Zq + (size_t)i * n, Ri);
-        vec_axpy(n, -h * s->rows[i], s->v0, Ri);
-        for (int k = 0; k < st; k++)
-            vec_axpy(n, h * h * s->AA[i * st + k], s->MG + (size_t)k * n, Ri);
+        const double *Zi = s->Zq + (size_t)i * n, hr = s->hr[i];
+        for (int c = 0; c < n; c++)
+            Ri[c] = Zi[c] - hr * s->v0[c];
+        for (int k = 0; k < st; k++) {
+            const double w = s->h2AA[i * st + k], *MGk = s->MG + (size_t)k * n;
+            for (int c = 0; c < n; c++)
+                Ri[c] += w * MGk[c];
+        }
     }
+}
+
+/* One sweep: the fixed point Z_i <- h r_i v0 - h^2 sum_k (a a2)_ik MG_k
+ * directly, or Newton's Z <- Z - M^-1 R; the increment's largest component,
+ * absolute and relative to scale. */
+SEPARABLE_INLINE int sweep_n(stage_solver *s, const double *q0, int mode, int n, int st,
+                             wb_step_stats *stats, double *relative, double *absolute)
+{
+    gradients_n(s, q0, n, st, stats);
+    const double *inverse_scale = s->scale;
+    double rel = 0, abs = 0;
+    if (mode == ITERATE_FIXED_POINT) {
+        for (int i = 0; i < st; i++) {
+            double *Zi = s->Zq + (size_t)i * n;
+            const double hr = s->hr[i];
+            for (int c = 0; c < n; c++) {
+                double z = hr * s->v0[c];
+                for (int k = 0; k < st; k++)
+                    z -= s->h2AA[i * st + k] * s->MG[(size_t)k * n + c];
+                const double d = fabs(z - Zi[c]), r = d * inverse_scale[c];
+                abs = d > abs || isnan(d) ? d : abs;
+                rel = r > rel || isnan(r) ? r : rel;
+                Zi[c] = z;
+            }
+        }
+    } else {
+        residual_n(s, n, st);
+        stats->linear_solves++;
+        int status = s->host->lu_solve(s->host, st * n, 1, s->Mq, s->qpivots, s->Rq);
+        if (status != WB_OK)
+            return status;
+        for (int i = 0; i < st; i++) {
+            double *Zi = s->Zq + (size_t)i * n;
+            const double *Ri = s->Rq + (size_t)i * n;
+            for (int c = 0; c < n; c++) {
+                const double d = fabs(Ri[c]), r = d * inverse_scale[c];
+                abs = d > abs || isnan(d) ? d : abs;
+                rel = r > rel || isnan(r) ? r : rel;
+                Zi[c] -= Ri[c];
+            }
+        }
+    }
+    *relative = rel, *absolute = abs;
+    return WB_OK;
 }
 
 /* MinvH = M^-1 Hess V(q), column by column (Hess V is symmetric: its
@@ -109,8 +183,9 @@ static void inverse_mass_times_hessian(stage_solver *s, const double *q, double 
     stats->jacobian_evals++;
 }
 
-/* I + h^2 (a a2) (x) MinvH_k, factored; per_stage: MinvH at each stage. */
-static int newton_matrix(stage_solver *s, double h, const double *q0, int per_stage,
+/* I + h^2 (a a2) (x) MinvH_k, factored; per_stage: MinvH at each stage
+ * (from q0 + Z_k), else at q. */
+static int newton_matrix(stage_solver *s, double h, const double *q, int per_stage,
                          wb_step_stats *stats)
 {
     const int n = s->n, st = s->s, sn = st * n;
@@ -118,11 +193,11 @@ static int newton_matrix(stage_solver *s, double h, const double *q0, int per_st
         for (int k = 0; k < st; k++) {
             double *Q = s->Rq; /* scratch before the residual is formed */
             for (int c = 0; c < n; c++)
-                Q[c] = q0[c] + s->Zq[(size_t)k * n + c];
+                Q[c] = q[c] + s->Zq[(size_t)k * n + c];
             inverse_mass_times_hessian(s, Q, s->MinvH + (size_t)k * n * n, stats);
         }
     } else {
-        inverse_mass_times_hessian(s, q0, s->MinvH, stats);
+        inverse_mass_times_hessian(s, q, s->MinvH, stats);
     }
     for (int i = 0; i < st; i++)
         for (int k = 0; k < st; k++) {
@@ -138,58 +213,114 @@ static int newton_matrix(stage_solver *s, double h, const double *q0, int per_st
     return s->host->lu_factor(s->host, sn, s->Mq, s->qpivots);
 }
 
-static int iterate(stage_solver *s, double h, const double *q0, wb_step_stats *stats)
+/* v0 = M^-1 p0 and the first iterate: Q_i = q0 + h r_i v0, less the
+ * extrapolated forces when continuing. */
+SEPARABLE_INLINE void guess_n(stage_solver *s, double h, const double *y0, int continuing,
+                              int n, int st)
 {
-    const int sn = s->s * s->n;
-    double previous = INFINITY;
-    int status;
-    if (s->iteration == ITERATE_SIMPLIFIED && (status = newton_matrix(s, h, q0, 0, stats)))
-        return status;
-    for (int it = 0; it < s->max_iter; it++) {
-        if (s->iteration == ITERATE_NEWTON && (status = newton_matrix(s, h, q0, 1, stats)))
-            return status;
-        gradients(s, q0, stats);
-        residual(s, h);
-        stats->residual_evals++;
-        if (s->iteration != ITERATE_FIXED_POINT) {
-            stats->linear_solves++;
-            status = s->host->lu_solve(s->host, sn, 1, s->Mq, s->qpivots, s->Rq);
-            if (status != WB_OK)
-                return status;
+    if (h != s->coefficients_h) {
+        for (int i = 0; i < st; i++) {
+            s->hr[i] = h * s->rows[i];
+            for (int k = 0; k < st; k++)
+                s->h2AA[i * st + k] = h * h * s->AA[i * st + k];
         }
-        double norm = vec_max_abs(sn, s->Rq);
-        vec_axpy(sn, -1.0, s->Rq, s->Zq);
-        stats->newton_iterations++;
-        if (!isfinite(norm)) {
-            s->host->error(s->host, "stage iteration produced a non-finite increment");
-            return WB_ERR_NONFINITE;
-        }
-        if (wb_iteration_settled(it, norm, previous, s->tol, vec_max_abs(sn, s->Zq)))
-            return WB_OK;
-        previous = norm;
+        s->coefficients_h = h;
     }
-    s->host->error(s->host, "stage iteration did not converge in %d iterations (last "
-                            "increment %.3e)", s->max_iter, previous);
-    return WB_ERR_NEWTON;
+    const double *d = s->minv_diagonal;
+    if (d)
+        for (int c = 0; c < n; c++)
+            s->v0[c] = d[c] * y0[n + c];
+    else
+        wb_mass_solve(s->model, y0, y0 + n, s->v0);
+    const double h2 = h * h;
+    for (int i = 0; i < st; i++) {
+        double *Zi = s->Zq + (size_t)i * n;
+        const double hr = s->hr[i];
+        for (int c = 0; c < n; c++)
+            Zi[c] = hr * s->v0[c];
+        if (continuing)
+            for (int k = 0; k < st; k++) {
+                const double w = -h2 * s->EX[i * st + k], *Hk = s->history + (size_t)k * n;
+                for (int c = 0; c < n; c++)
+                    Zi[c] += w * Hk[c];
+            }
+    }
+    /* the stopping test's weights 1 / max(|q0_c|, 0.1 max |q0|) */
+    double largest = 0;
+    for (int c = 0; c < n; c++)
+        largest = fabs(y0[c]) > largest ? fabs(y0[c]) : largest;
+    const double floor = largest > 0 ? 0.1 * largest : 1.0;
+    for (int c = 0; c < n; c++)
+        s->scale[c] = 1.0 / (fabs(y0[c]) > floor ? fabs(y0[c]) : floor);
 }
 
-int separable_increment(stage_solver *s, double h, const double *y0, wb_step_stats *stats)
+static int factor(stage_solver *s, double h, const double *y, wb_step_stats *stats)
 {
-    const int n = s->n, st = s->s;
-    const double *q0 = y0, *p0 = y0 + n;
-    wb_mass_solve(s->model, q0, p0, s->v0);
-    for (int i = 0; i < st; i++) /* first guess: Q_i = q0 + h r_i v0 */
-        for (int c = 0; c < n; c++)
-            s->Zq[(size_t)i * n + c] = h * s->rows[i] * s->v0[c];
-    int status = iterate(s, h, q0, stats);
-    if (status != WB_OK)
-        return status;
-    double *dq = s->R, *dp = s->R + n;
-    for (int c = 0; c < n; c++)
-        dq[c] = s->bq_sum * h * s->v0[c], dp[c] = 0;
-    for (int k = 0; k < st; k++) {
-        vec_axpy(n, -h * h * s->wq[k], s->MG + (size_t)k * n, dq);
-        vec_axpy(n, -h * s->bp[k], s->G + (size_t)k * n, dp);
-    }
-    return WB_OK;
+    return newton_matrix(s, h, y, 0, stats);
 }
+
+/* q1 - q0 = (sum_j b_j) h v0 - h^2 sum_k (b^T a2)_k MG_k,
+ * p1 - p0 = -h sum_k b2_k G_k, from the last sweep's gradients. */
+SEPARABLE_INLINE void finish_n(stage_solver *s, double h, int n, int st)
+{
+    double *dq = s->R, *dp = s->R + n;
+    const double hb = s->bq_sum * h, h2 = h * h;
+    for (int c = 0; c < n; c++)
+        dq[c] = hb * s->v0[c], dp[c] = 0;
+    for (int k = 0; k < st; k++) {
+        const double wq = -h2 * s->wq[k], wp = -h * s->bp[k];
+        const double *MGk = s->MG + (size_t)k * n, *Gk = s->G + (size_t)k * n;
+        for (int c = 0; c < n; c++)
+            dq[c] += wq * MGk[c], dp[c] += wp * Gk[c];
+    }
+    if (s->extrapolate)
+        for (int e = 0; e < st * n; e++)
+            s->history[e] = s->MG[e];
+}
+
+/* The dispatch that lets the compiler see small dimensions and stage counts
+ * as constants: CASES(n) expands to the stage counts it knows for n. */
+#define SEPARABLE_DISPATCH(call_n_s)                                                           \
+    switch (s->n * 16 + s->s) {                                                                \
+    case 1 * 16 + 1: return call_n_s(1, 1);                                                    \
+    case 1 * 16 + 2: return call_n_s(1, 2);                                                    \
+    case 2 * 16 + 1: return call_n_s(2, 1);                                                    \
+    case 2 * 16 + 2: return call_n_s(2, 2);                                                    \
+    case 2 * 16 + 3: return call_n_s(2, 3);                                                    \
+    case 2 * 16 + 4: return call_n_s(2, 4);                                                    \
+    case 2 * 16 + 6: return call_n_s(2, 6);                                                    \
+    case 3 * 16 + 2: return call_n_s(3, 2);                                                    \
+    case 3 * 16 + 3: return call_n_s(3, 3);                                                    \
+    case 3 * 16 + 4: return call_n_s(3, 4);                                                    \
+    default: return call_n_s(s->n, s->s);                                                      \
+    }
+
+static void guess(stage_solver *s, double h, const double *y0, int continuing,
+                  wb_step_stats *stats)
+{
+    (void)stats;
+#define GUESS(N, S) guess_n(s, h, y0, continuing, N, S)
+    SEPARABLE_DISPATCH(GUESS)
+#undef GUESS
+}
+
+static int sweep(stage_solver *s, double h, const double *y0, int mode, wb_step_stats *stats,
+                 double *relative, double *absolute)
+{
+    int status;
+    if (mode == ITERATE_NEWTON && (status = newton_matrix(s, h, y0, 1, stats)) != WB_OK)
+        return status;
+#define SWEEP(N, S) sweep_n(s, y0, mode, N, S, stats, relative, absolute)
+    SEPARABLE_DISPATCH(SWEEP)
+#undef SWEEP
+}
+
+static void finish(stage_solver *s, double h, const double *y0, wb_step_stats *stats)
+{
+    (void)y0, (void)stats;
+#define FINISH(N, S) finish_n(s, h, N, S)
+    SEPARABLE_DISPATCH(FINISH)
+#undef FINISH
+}
+
+const stage_path separable_path = {guess, factor, sweep, finish};

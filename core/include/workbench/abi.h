@@ -37,6 +37,10 @@
  *     start() with the step size and carried unknowns, aux unknowns of nq
  *     values, at a fraction of the step, or held as state only, and
  *     alternatives in wb_method.requires ("wb.mechanical/1|...").
+ *   - 1.2 added: aux groups of nq-blocks whose count the options set
+ *     (WB_AUX_CONFIGURATION_BLOCKS, wb_method.aux_blocks), the counters of
+ *     fixed-point and Newton steps in wb_step_stats, and the extension
+ *     wb.sparsity/1 (the nonzero pattern of a model's matrices).
  */
 #ifndef WORKBENCH_ABI_H
 #define WORKBENCH_ABI_H
@@ -45,7 +49,7 @@
 #include <stdint.h>
 
 #define WB_ABI_MAJOR 1
-#define WB_ABI_MINOR 1
+#define WB_ABI_MINOR 2
 
 /* Name of the single symbol a plugin exports. */
 #define WB_ENTRY_SYMBOL "workbench_plugin_entry"

@@ -36,6 +36,11 @@ typedef struct wb_step_stats {
     uint64_t jacobian_evals;     /* Jacobian evaluations (analytic or FD)   */
     uint64_t linear_solves;      /* factorisations + back-substitutions     */
     uint64_t function_evals;     /* model right-hand-side evaluations       */
+    /* 1.2: how implicit stages were solved, steps counted once each (a
+     * method with a choice of iteration adds to one of them per step; test
+     * WB_HAS_FIELD before writing) */
+    uint64_t fixed_point_steps;  /* by fixed-point iteration alone          */
+    uint64_t newton_steps;       /* by (simplified) Newton                  */
 } wb_step_stats;
 
 /* ---- Butcher tableaux ------------------------------------------------ */

@@ -95,7 +95,10 @@ typedef enum wb_aux_size {
     WB_AUX_NONHOLONOMIC = 2,  /* k values                                   */
     WB_AUX_VELOCITY = 3,      /* nv values                                  */
     WB_AUX_FIXED = 4,         /* `size` values                              */
-    WB_AUX_CONFIGURATION = 5  /* 1.1: nq values                             */
+    WB_AUX_CONFIGURATION = 5, /* 1.1: nq values                             */
+    WB_AUX_CONFIGURATION_BLOCKS = 6 /* 1.2: nq values times the method's
+                                 aux_blocks(opts, group), which may depend
+                                 on the options (one block per stage)      */
 } wb_aux_size;
 
 typedef enum wb_aux_time {
@@ -190,6 +193,14 @@ typedef struct wb_method {
      * layer's staggered point at alpha+ h).  Required when a group is
      * declared so; may depend on the options. */
     double (*aux_time_offset)(const wb_option_value *opts, uint32_t group);
+
+    /* ---- 1.2 ------------------------------------------------------------ */
+
+    /* The number of nq-blocks of aux group `group` declared
+     * WB_AUX_CONFIGURATION_BLOCKS (e.g. the stages of Newton's starting
+     * values); 0 is allowed (the group is then empty).  Required when a
+     * group is declared so; may depend on the options. */
+    uint32_t (*aux_blocks)(const wb_option_value *opts, uint32_t group);
 } wb_method;
 
 /* The 1.1 element sizes, for a method's designated initializer. */

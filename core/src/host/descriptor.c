@@ -107,6 +107,11 @@ descriptor_offset_fn descriptor_aux_time_offset(const wb_method *m)
     return MEMBER_OR(m, wb_method, aux_time_offset, NULL);
 }
 
+descriptor_blocks_fn descriptor_aux_blocks(const wb_method *m)
+{
+    return MEMBER_OR(m, wb_method, aux_blocks, NULL);
+}
+
 /* Calls f(id, length, arg) for each '|'-separated id until f returns 1. */
 static int each_alternative(const char *alternatives,
                             int (*f)(const char *id, size_t length, void *arg), void *arg)

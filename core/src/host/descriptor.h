@@ -36,6 +36,9 @@ typedef int (*descriptor_start_fn)(void *inst, double t, double h, const double 
 descriptor_start_fn descriptor_start(const wb_method *m);
 typedef double (*descriptor_offset_fn)(const wb_option_value *opts, uint32_t group);
 descriptor_offset_fn descriptor_aux_time_offset(const wb_method *m);
+/* Appended in 1.2, or NULL. */
+typedef uint32_t (*descriptor_blocks_fn)(const wb_option_value *opts, uint32_t group);
+descriptor_blocks_fn descriptor_aux_blocks(const wb_method *m);
 
 /* "wb.a/1|wb.b/1": 1 when `extension` answers one of the '|'-separated ids
  * of `alternatives` (get_extension is the model class's lookup). */

@@ -156,7 +156,7 @@ static int solution_write(lua_State *L)
 
 static void push_stats(lua_State *L, const solution *s)
 {
-    lua_createtable(L, 0, 8);
+    lua_createtable(L, 0, 12);
     const struct {
         const char *name;
         uint64_t value;
@@ -167,6 +167,8 @@ static void push_stats(lua_State *L, const solution *s)
         {"jacobian_evals", s->stats.jacobian_evals},
         {"linear_solves", s->stats.linear_solves},
         {"function_evals", s->stats.function_evals},
+        {"fixed_point_steps", s->stats.fixed_point_steps},
+        {"newton_steps", s->stats.newton_steps},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         lua_pushinteger(L, (lua_Integer)fields[i].value);
@@ -177,6 +179,14 @@ static void push_stats(lua_State *L, const solution *s)
     lua_pushnumber(L, s->stats.steps ? (double)s->stats.newton_iterations / (double)s->stats.steps
                                      : 0.0);
     lua_setfield(L, -2, "mean_newton_iterations");
+    lua_pushnumber(L, s->stats.steps ? (double)s->stats.function_evals / (double)s->stats.steps
+                                     : 0.0);
+    lua_setfield(L, -2, "mean_function_evals");
+    /* how implicit stages were solved: a method with a choice of iteration
+     * counts each step under one of them */
+    const uint64_t fixed = s->stats.fixed_point_steps, newton = s->stats.newton_steps;
+    lua_pushstring(L, fixed && newton ? "mixed" : fixed ? "fixed_point" : newton ? "newton" : "none");
+    lua_setfield(L, -2, "iteration");
 }
 
 static int solution_index(lua_State *L)

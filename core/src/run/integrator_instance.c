@@ -336,9 +336,13 @@ int integrator_check_compatible(const method_config *cfg, const model_instance *
     return 0;
 }
 
-static int aux_size(const wb_aux_spec *a, const wb_model *view)
+static int aux_size(const method_config *cfg, uint32_t group, const wb_aux_spec *a,
+                    const wb_model *view)
 {
     switch (a->size_kind) {
+    case WB_AUX_CONFIGURATION_BLOCKS:
+        return view->nq *
+               (int)descriptor_aux_blocks(cfg->method)(method_config_plugin_values(cfg), group);
     case WB_AUX_HOLONOMIC: return view->n_holonomic;
     case WB_AUX_NONHOLONOMIC: return view->n_nonholonomic;
     case WB_AUX_VELOCITY: return view->nv;
@@ -368,7 +372,7 @@ int integrator_aux_group(const method_config *cfg, const model_instance *mi, uin
             return -1;
         }
     }
-    *out = (aux_column){a->name, aux_size(a, model_instance_view(mi)), a->time, 0,
+    *out = (aux_column){a->name, aux_size(cfg, i, a, model_instance_view(mi)), a->time, 0,
                         descriptor_aux_flags(m, i), theta};
     return 0;
 }
