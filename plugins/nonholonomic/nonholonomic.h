@@ -103,7 +103,7 @@ typedef struct lobatto {
 
     wb_newton *newton;
     wb_newton_options newton_options;
-    double *x, *saved, *fd_x, *fd_r1, *fd_r2, *fd_J;
+    double *x, *guess, *fd_x, *fd_r1, *fd_r2, *fd_J;
 } lobatto;
 
 /* ---- retraction.c: tau, its trivialised derivatives and their derivatives ---- */

@@ -1,0 +1,185 @@
+-- Seed 001 (Martin de Diego, Sato Martin de Almagro), Figure 6: the fully
+-- chaotic nonholonomic system (n = 7), the mean squared energy error of an
+-- ensemble on the surface E0 = 3.06,
+--   mu(E, t) = 1/(J+1) sum_j (E_j(t) - E0)^2          (eq. 33),
+-- scaled by h^4 for Lobatto-2 and, as the paper writes, by h^10 for
+-- Lobatto-3.  Lobatto-3 has order 4, which predicts an energy error O(h^4)
+-- and mu = O(h^8); the digest's prototype saw h^8.  This script settles it:
+-- four step sizes for Lobatto-2 and five for Lobatto-3 over a 16-fold
+-- range, 41 members, and the exponent fitted at every sampled time.
+--
+-- Model: chaotic_nonholonomic, m = 3; the ensemble of the paper (after
+--   Jay): member j = 0..J, q0 = (cos a_j, 0.6, 0.4, 0.2, 1, 1, 1),
+--   v0 = (0, sin a_j, 0, 0, 0, 0, 0), a_j = j pi / (2J); J = 40 here (the
+--   paper does not give J), all at E0 = 3.06.
+-- Horizon and steps (not in the paper): T = 400, sampled at t = 1, 2, ...;
+--   Lobatto-2: h = 0.1, 0.05, 0.025, 0.0125; Lobatto-3: h = 0.2, 0.1, 0.05,
+--   0.025, 0.0125 (Newton tolerance 1e-13 with step_tol 1e-15: round-off,
+--   so that the solver's error stays below the method's at h = 0.0125).
+-- Figures (plots/nonholonomic/): chaotic_lobatto2_h4.png (mu / h^4),
+--   chaotic_lobatto3_h8.png, chaotic_lobatto3_h10.png (the same mu scaled
+--   both ways: the curves that collapse show the true exponent),
+--   chaotic_exponent.png (the exponent fitted at each time).
+-- Claims checked:
+--   * mu grows with time (a random walk of the energy): its mean over the
+--     last tenth of [0, T] exceeds that over the first tenth, for every run
+--     (full run only: over T = 40 the start's transient dominates);
+--   * Lobatto-2: mu scales as h^4 (fitted exponent within 0.5 of 4 at the
+--     median time; the scaled curves' time means within a factor 2);
+--   * Lobatto-3: mu scales as h^8, not h^10: the median fitted exponent is
+--     within 0.6 of 8, and mu / h^8 collapses (time means within a factor
+--     2) while mu / h^10 spreads by more than 2^(2 x 4) / 2 over the range.
+-- Measured (T = 400, J = 40; 4m49s wall on two busy cores): the exponent
+-- fitted at each time t = 2..400, median (10% .. 90% of the times):
+--   Lobatto-2: 3.98 (3.80 .. 4.14); mu / h^4 time means within 1.15;
+--   Lobatto-3: 8.01 (7.87 .. 8.14); mu / h^8 within 1.04, mu / h^10 spread 253
+--   (= 16^2: exactly the h^8 law over h = 0.2 .. 0.0125).
+-- So mu ~ h^8 for Lobatto-3, as its order 4 predicts: the paper's h^10 is
+-- not reproduced (the digest's prototype, J = 6 and two step sizes, saw
+-- the same).  mu / h^8 is 1e-4 to 1.5e-4 and creeps up with t.
+--
+--   workbench scripts/nonholonomic/chaotic.lua [--quick]
+--   (--quick: J = 6, T = 40, Lobatto-2 h = 0.1, 0.05, Lobatto-3 h = 0.2, 0.1, 0.05)
+package.path = (arg[0]:match("^(.*)/") or ".") .. "/?.lua;" .. package.path
+local common = require "nh_common"
+
+local J = wb.quick and 6 or 40
+local T = wb.quick and 40 or 400
+local ladders = wb.quick and {[2] = {0.1, 0.05}, [3] = {0.2, 0.1, 0.05}}
+                or {[2] = {0.1, 0.05, 0.025, 0.0125}, [3] = {0.2, 0.1, 0.05, 0.025, 0.0125}}
+local E0 = 3.06
+
+local cases = {}
+for _, s in ipairs{2, 3} do
+  for _, h in ipairs(ladders[s]) do
+    for j = 0, J do cases[#cases + 1] = {s = s, h = h, member = j} end
+  end
+end
+
+local results = wb.sweep{cases = cases, progress = not wb.quick, jobs = 2, run = function(c)
+  local model = wb.model("chaotic_nonholonomic", {m = 3, members = J, member = c.member})
+  local method = common.lobatto(c.s, {tol = 1e-13, step_tol = 1e-15})
+  local per_unit = math.floor(1 / c.h + 0.5)
+  local sol = wb.integrate{model = model, method = method, h = c.h, steps = T * per_unit,
+                           every = per_unit}
+  return {E = sol:column("energy"), phi = sol:max("nonholonomic_constraint")}
+end}
+
+---------------------------------------------------------------------------
+-- The ensemble's mean squared energy error per (s, h)
+---------------------------------------------------------------------------
+local ok = results:select{status = "ok"}
+wb.check(#ok == #cases, string.format("every run succeeded (%d of %d)", #ok, #cases))
+local times = {}
+for k = 0, T do times[k + 1] = k end
+local mu = {[2] = {}, [3] = {}}
+local worst_phi, first_energy = 0, 0
+for _, row in ipairs(ok) do
+  local m = mu[row.s]
+  m[row.h] = m[row.h] or {}
+  local acc = m[row.h]
+  for k, E in ipairs(row.E) do acc[k] = (acc[k] or 0) + (E - E0) ^ 2 / (J + 1) end
+  worst_phi = math.max(worst_phi, row.phi)
+  first_energy = math.max(first_energy, math.abs(row.E[1] - E0))
+end
+wb.expect_below(first_energy, 1e-14, "every member starts on E0 = 3.06")
+wb.expect_below(worst_phi, 1e-12, "|Phi| at the nodes to Newton's tolerance in every run")
+
+local function mean(x, first, last)
+  local sum = 0
+  for i = first, last do sum = sum + x[i] end
+  return sum / (last - first + 1)
+end
+
+-- the exponent fitted at each sampled time t >= 2 (mu(0) = 0)
+local function exponents(s)
+  local out, hs = {}, ladders[s]
+  for k = 3, T + 1 do
+    local e = {}
+    for i, h in ipairs(hs) do e[i] = mu[s][h][k] end
+    out[#out + 1] = wb.fit_order(hs, e)
+  end
+  return out
+end
+
+local function median(x)
+  local y = {table.unpack(x)}
+  table.sort(y)
+  return y[(#y + 1) // 2], y[math.max(1, math.floor(0.1 * #y))], y[math.ceil(0.9 * #y)]
+end
+
+-- time means of mu / h^e over the run, and their spread over h
+local function spread(s, e)
+  local lo, hi = math.huge, 0
+  for _, h in ipairs(ladders[s]) do
+    local m = mean(mu[s][h], 2, T + 1) / h ^ e
+    lo, hi = math.min(lo, m), math.max(hi, m)
+  end
+  return hi / lo
+end
+
+local summary = {}
+for _, s in ipairs{2, 3} do
+  local ex = exponents(s)
+  local med, p10, p90 = median(ex)
+  summary[s] = {exponents = ex, median = med, p10 = p10, p90 = p90}
+  for _, h in ipairs(ladders[s]) do
+    local n = #mu[s][h]
+    local k = math.max(2, n // 10)
+    local early, late = mean(mu[s][h], 2, k + 1), mean(mu[s][h], n - k + 1, n)
+    if not wb.quick then
+      wb.check(late > early, string.format("Lobatto-%d, h = %g: mu grows with time (first tenth "
+                                           .. "%.3e, last tenth %.3e)", s, h, early, late))
+    end
+  end
+end
+local rows = {
+  {"Lobatto-2", summary[2].median, summary[2].p10, summary[2].p90, spread(2, 4), spread(2, 8)},
+  {"Lobatto-3", summary[3].median, summary[3].p10, summary[3].p90, spread(3, 8), spread(3, 10)},
+}
+wb.printf("chaotic system, J + 1 = %d members, T = %d: mu(E, t) ~ h^e\n", J + 1, T)
+wb.print_table({"method", "e (median)", "e (10%)", "e (90%)", "spread h^p",
+                "spread h^(p+2)"}, rows, "%-14.3g")
+wb.printf("(spread: max/min over h of the time mean of mu / h^e; p = 4 for Lobatto-2, 8 for "
+          .. "Lobatto-3)\n")
+
+wb.expect_in(summary[2].median, 3.5, 4.5, "Lobatto-2: mu ~ h^4 (median fitted exponent)")
+wb.expect_below(spread(2, 4), 2, "Lobatto-2: mu / h^4 collapses (spread of time means)")
+wb.expect_in(summary[3].median, 7.4, 8.6,
+             "Lobatto-3: mu ~ h^8, not the paper's h^10 (median fitted exponent)")
+wb.expect_below(spread(3, 8), 2, "Lobatto-3: mu / h^8 collapses")
+local range = ladders[3][1] / ladders[3][#ladders[3]]
+wb.check(spread(3, 10) > range ^ 2 / 2,
+         string.format("Lobatto-3: mu / h^10 does not collapse (spread %.3g over a %g-fold range "
+                       .. "of h)", spread(3, 10), range))
+
+---------------------------------------------------------------------------
+-- Figures
+---------------------------------------------------------------------------
+local function scaled(s, e)
+  local series = {}
+  for i, h in ipairs(ladders[s]) do
+    local y = {}
+    for k, m in ipairs(mu[s][h]) do y[k] = m / h ^ e end
+    table.remove(y, 1)
+    series[#series + 1] = {x = {table.unpack(times, 2)}, y = y, style = common.style(i),
+                           title = string.format("h = %g", h)}
+  end
+  return series
+end
+wb.plot{file = "plots/nonholonomic/chaotic_lobatto2_h4.png", logscale = "y", key = "bottom right",
+        title = string.format("chaotic system (Fig. 6), Lobatto-2: mu(E, t) / h^4, %d members", J + 1),
+        xlabel = "t", ylabel = "mu / h^4", series = scaled(2, 4)}
+wb.plot{file = "plots/nonholonomic/chaotic_lobatto3_h8.png", logscale = "y", key = "bottom right",
+        title = string.format("chaotic system, Lobatto-3: mu(E, t) / h^8 (collapses), %d members",
+                              J + 1),
+        xlabel = "t", ylabel = "mu / h^8", series = scaled(3, 8)}
+wb.plot{file = "plots/nonholonomic/chaotic_lobatto3_h10.png", logscale = "y", key = "bottom right",
+        title = "chaotic system (Fig. 6), Lobatto-3: mu(E, t) / h^10, the paper's scaling",
+        xlabel = "t", ylabel = "mu / h^10", series = scaled(3, 10)}
+local ex_times = {table.unpack(times, 3)}
+wb.plot{file = "plots/nonholonomic/chaotic_exponent.png", key = "bottom right",
+        title = "chaotic system: exponent e of mu ~ h^e fitted at each time",
+        xlabel = "t", ylabel = "e", yrange = {0, 12},
+        series = {{x = ex_times, y = summary[2].exponents, title = "Lobatto-2", style = common.style(1)},
+                  {x = ex_times, y = summary[3].exponents, title = "Lobatto-3", style = common.style(2)}}}
