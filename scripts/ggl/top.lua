@@ -200,7 +200,7 @@ do
   end
   out[#out + 1] = {x = {0, t_end}, y = {phi3_exact, phi3_exact}, title = "steady precession 0.0375",
                    style = "lw 1 dt 2 lc rgb 'black'"}
-  wb.plot{file = "plots/ggl/top_phi3.png", key = "outside right top", size = {1000, 560},
+  wb.plot{enhanced = true, file = "plots/ggl/top_phi3.png", key = "outside right top", size = {1000, 560},
           title = "heavy top, h = 0.002: height φ_3 of the centre of mass (Fig. 17)",
           xlabel = "t", ylabel = "φ_3", series = out}
 end
@@ -229,7 +229,7 @@ local function error_plot(file, field, label, fig, note)
   end
   guide(1, {"VI-S", "VI-B", "BS99"})
   guide(2, {"VI-A", "EM"})
-  wb.plot{file = file, logscale = "xy", key = "outside right top", size = {1000, 600},
+  wb.plot{enhanced = true, file = file, logscale = "xy", key = "outside right top", size = {1000, 600},
           xrange = {ladder[#ladder] / 1.5, ladder[1] * 1.5},
           title = "heavy top: relative error in " .. label .. " at t = 0.001 (" .. fig .. ")"
                   .. note, xlabel = "h", ylabel = "relative error", series = out}
@@ -244,7 +244,7 @@ do
     out[#out + 1] = {x = vis.t, y = common.floored(vis:column("gv" .. k), 1e-18),
                      title = "k = " .. k, with = k <= 6 and "lines" or "points"}
   end
-  wb.plot{file = "plots/ggl/top_gv_vis.png", logscale = "y", key = "outside right top",
+  wb.plot{enhanced = true, file = "plots/ggl/top_gv_vis.png", logscale = "y", key = "outside right top",
           title = "VI-S: velocity constraints |(G M^{-1} p)_k| (Fig. 20; zeros at 1e-18)",
           xlabel = "t", ylabel = "|g^v_k|", series = out}
   local energy, dj = {}, {}
@@ -260,11 +260,11 @@ do
     dj[#dj + 1] = {x = s.tJ, y = common.floored(s.dJ3, 1e-20), title = s.label, with = "points",
                    style = common.style(s.label)}
   end
-  wb.plot{file = "plots/ggl/top_energy.png", logscale = "y", key = "outside right top",
+  wb.plot{enhanced = true, file = "plots/ggl/top_energy.png", logscale = "y", key = "outside right top",
           size = {1000, 560}, yrange = {1e-18, 1},
           title = "heavy top, h = 0.002: |H - H_0| / H_0 (zeros at 1e-18)",
           xlabel = "t", ylabel = "relative energy error", series = energy}
-  wb.plot{file = "plots/ggl/top_j3_increments.png", logscale = "y", key = "outside right top",
+  wb.plot{enhanced = true, file = "plots/ggl/top_j3_increments.png", logscale = "y", key = "outside right top",
           size = {1000, 560},
           title = "heavy top, h = 0.002: increments |J_3^{n+1} - J_3^n| (zeros at 1e-20)",
           xlabel = "t", ylabel = "|ΔJ_3|", series = dj}

@@ -93,7 +93,7 @@ common.print_columns("\nmax |g(q_n)| over [0, 10] (g has degree 6: exact iff 2k/
                      per_h("e_g"), #rows)
 wb.printf("\n")
 wb.plot{file = "plots/hbvm/ablation.png", logscale = "xy", key = "outside right",
-        size = {1100, 600},
+        size = {1100, 600}, enhanced = true,
         title = "modified pendulum: HBVM(k,s) with inexact quadrature, max over [0,10]",
         xlabel = "h", ylabel = "|H - H_0| (dashed), |g| (solid)", series = series}
 

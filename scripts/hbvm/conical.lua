@@ -127,6 +127,7 @@ for s = 1, 4 do
                                paper_title = string.format("paper, s = %d", s)})
 end
 wb.plot{file = "plots/hbvm/conical_table2.png", logscale = "xy", key = "bottom right",
+        xrange = {period / 120, period / 8},
         title = "Table 2: conical pendulum, HBVM(s,s), error after 10 periods (circles: the paper)",
         xlabel = "h = T/n", ylabel = "state error at t = 10 T, max norm", series = series}
 
@@ -146,17 +147,18 @@ for i = 1, long.n do
 end
 local tp, ep = {}, {} -- after whole periods
 for j = 1, periods do tp[j], ep[j] = j * period, state_error[100 * j + 1] end
-wb.plot{file = "plots/hbvm/conical_figure1.png", key = "top left",
+wb.plot{file = "plots/hbvm/conical_figure1.png", key = "top left", xrange = {0, t[#t]},
         title = string.format("Figure 1: conical pendulum, HBVM(2,2), h = T/100, %d periods", periods),
         xlabel = "t", ylabel = "state error, max norm",
         series = {{x = t, y = state_error, title = "state error"},
                   {x = tp, y = ep, title = "after whole periods", with = "points",
                    style = "pt 7 ps 0.8"}}}
-wb.plot{file = "plots/hbvm/conical_figure2.png", logscale = "y", key = "top left",
+wb.plot{file = "plots/hbvm/conical_figure2.png", logscale = "y", key = "top left", enhanced = true,
+        xrange = {0, t[#t]},
         title = string.format("Figure 2: conical pendulum, HBVM(2,2), h = T/100, %d periods", periods),
         xlabel = "t", ylabel = "error", yrange = {1e-18, 1e-12},
-        series = {{x = t, y = lambda_error, title = "|lambda_n - 2^{-1/2}|", style = "lw 1 dt 2"},
-                  {x = t, y = hidden, title = "hidden constraint |G p_n|", style = "lw 1 dt 4"},
+        series = {{x = t, y = lambda_error, title = "|λ_n - 2^{-1/2}|", style = "lw 1 dt 2"},
+                  {x = t, y = hidden, title = "hidden constraint |G M^{-1} p_n|", style = "lw 1 dt 4"},
                   {x = t, y = energy, title = "|H_n - H_0|", style = "lw 1"},
                   {x = t, y = constraint, title = "|g(q_n)|", style = "lw 1 dt 3"}}}
 local ratio = {}

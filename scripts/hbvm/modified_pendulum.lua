@@ -89,12 +89,18 @@ for s = 1, 3 do
   local p, name = paper[s], string.format("HBVM(%d,%d)", 3 * s, s)
   common.print_self_difference(string.format("\nTable 3, %s: ours beside the paper's (self-"
                                              .. "differences h vs h/2)", name), r, p, true)
+  -- s = 2 and s = 3 coincide: large marks under small ones, dashed
+  local size = ({"", " ps 1.4", " ps 0.6"})[s]
   common.paper_series(series, {h = r.h, ours = r.e_s, paper = p.e_s, title = "e_s " .. name,
-                               color = colors[s]})
-  common.paper_series(series, {h = r.h, ours = r.e_l, paper = p.e_l, title = "e_lam " .. name,
-                               paper_title = "", color = colors[s], marks = "dt 2 pt 5"})
+                               paper_title = s == 1 and "the paper (circles)" or "",
+                               color = colors[s], marks = (s == 3 and "dt 2 " or "") .. "pt 7" .. size})
+  common.paper_series(series, {h = r.h, ours = r.e_l, paper = p.e_l, title = "e_λ " .. name,
+                               paper_title = "", color = colors[s],
+                               marks = (s == 3 and "dt 3 " or "dt 2 ") .. "pt 5" .. size})
 end
-wb.plot{file = "plots/hbvm/modified_pendulum.png", logscale = "xy", key = "bottom right",
+wb.plot{file = "plots/hbvm/modified_pendulum.png", logscale = "xy", key = "outside right top",
+        size = {1050, 560}, enhanced = true,
+        xrange = {results[1].h[#results[1].h] / 1.5, results[1].h[1] * 1.5},
         title = "Table 3: modified pendulum, HBVM(3s,s), h vs h/2 differences (circles: the paper)",
         xlabel = "h", ylabel = "difference", series = series}
 

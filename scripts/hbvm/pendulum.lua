@@ -155,18 +155,22 @@ for s = 1, 3 do
     {name = "e_lam(mid)", values = r.e_mid},
     {name = "sweeps", values = r.sweeps, fmt = "%.2f", width = 6},
   }, #r.h)
+  -- s = 2 and s = 3 coincide: a large square under a small dot, dashed
   common.paper_series(series, {h = r.h, ours = r.e_s, paper = p.e_s, color = colors[s],
                                title = string.format("e_s HBVM(%d,%d)", s, s),
-                               paper_title = string.format("paper, s = %d", s)})
+                               marks = ({"pt 7", "pt 5 ps 1.4", "dt 2 pt 7 ps 0.6"})[s],
+                               paper_title = s == 1 and "the paper (circles)" or ""})
 end
 local r2 = results[2]
 common.paper_series(series, {h = r2.h, ours = r2.e_l, paper = paper[2].e_l, color = "#9467bd",
-                             title = "e_lam vs lambda(t_n), s = 2", marks = "dt 2 pt 5"})
+                             title = "e_λ vs λ(t_n), s = 2", marks = "dt 2 pt 5",
+                             paper_title = ""})
 common.paper_series(series, {h = r2.h, ours = r2.e_mid, color = "#ff7f0e",
-                             title = "e_lam vs lambda(t_n + h/2), s = 2", marks = "dt 3 pt 5"})
+                             title = "e_λ vs λ(t_n + h/2), s = 2", marks = "dt 3 pt 5"})
 common.paper_series(series, {h = r2.h, ours = r2.e_hc, paper = paper[2].e_hc, color = "#8c564b",
-                             title = "e_hc, s = 2", marks = "dt 4 pt 9"})
-wb.plot{file = "plots/hbvm/pendulum.png", logscale = "xy", key = "bottom right",
+                             title = "e_{hc}, s = 2", marks = "dt 4 pt 9", paper_title = ""})
+wb.plot{file = "plots/hbvm/pendulum.png", logscale = "xy", key = "outside right top",
+        size = {1050, 560}, enhanced = true, xrange = {r2.h[#r2.h] / 1.5, r2.h[1] * 1.5},
         title = "Table 1: planar pendulum, HBVM(s,s), errors over [0,10] (circles: the paper)",
         xlabel = "h", ylabel = "error", series = series}
 
