@@ -62,38 +62,6 @@ static const wb_group *group_of(void *self) { return &((rigid_body *)self)->grou
 
 WB_LIE_GROUP_EXTENSION(lie_group, group_of);
 
-/* ---- small 3-vector helpers --------------------------------------------------------- */
-
-static void cross(const double *a, const double *b, double *c)
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* out = R x (body to space) and R^T x (space to body) */
-static void to_space(const double *R, const double *x, double *out)
-{
-    for (int i = 0; i < 3; i++)
-        out[i] = R[3 * i] * x[0] + R[3 * i + 1] * x[1] + R[3 * i + 2] * x[2];
-}
-
-static void to_body(const double *R, const double *x, double *out)
-{
-    for (int i = 0; i < 3; i++)
-        out[i] = R[i] * x[0] + R[3 + i] * x[1] + R[6 + i] * x[2];
-}
-
-/* out = R diag(d) R^T x */
-static void spatial_tensor(const double *R, const double *d, const double *x, double *out)
-{
-    double body[3];
-    to_body(R, x, body);
-    for (int i = 0; i < 3; i++)
-        body[i] *= d[i];
-    to_space(R, body, out);
-}
-
 /* the matrix R diag(d) R^T */
 static void spatial_matrix(const double *R, const double *d, double *J)
 {
@@ -115,7 +83,7 @@ static double hamiltonian(void *self, const double *R, const double *mu)
 {
     const rigid_body *b = self;
     double Pi[3];
-    to_body(R, mu, Pi);
+    wb_so3_rotate_back(R, mu, Pi);
     return 0.5 * (Pi[0] * Pi[0] / b->inertia[0] + Pi[1] * Pi[1] / b->inertia[1] +
                   Pi[2] * Pi[2] / b->inertia[2]);
 }
@@ -124,8 +92,8 @@ static void vector_field(void *self, const double *R, const double *mu, double *
 {
     double d[3];
     inverse_inertia(self, d);
-    spatial_tensor(R, d, mu, f1);
-    cross(mu, f1, f2);
+    wb_so3_spatial_diagonal(R, d, mu, f1);
+    wb_so3_cross(mu, f1, f2);
 }
 
 /* ---- Lagrangian ------------------------------------------------------------------------- */
@@ -134,13 +102,13 @@ static double lagrangian(void *self, const double *R, const double *xi)
 {
     const rigid_body *b = self;
     double mu[3];
-    spatial_tensor(R, b->inertia, xi, mu);
+    wb_so3_spatial_diagonal(R, b->inertia, xi, mu);
     return 0.5 * (mu[0] * xi[0] + mu[1] * xi[1] + mu[2] * xi[2]);
 }
 
 static void momentum(void *self, const double *R, const double *xi, double *mu)
 {
-    spatial_tensor(R, ((const rigid_body *)self)->inertia, xi, mu);
+    wb_so3_spatial_diagonal(R, ((const rigid_body *)self)->inertia, xi, mu);
 }
 
 /* n = (J xi) x xi, J = R I R^T */
@@ -148,14 +116,14 @@ static void force(void *self, const double *R, const double *xi, double *n)
 {
     double mu[3];
     momentum(self, R, xi, mu);
-    cross(mu, xi, n);
+    wb_so3_cross(mu, xi, n);
 }
 
 static void velocity(void *self, const double *R, const double *mu, double *xi)
 {
     double d[3];
     inverse_inertia(self, d);
-    spatial_tensor(R, d, mu, xi);
+    wb_so3_spatial_diagonal(R, d, mu, xi);
 }
 
 static void momentum_jacobian_xi(void *self, const double *R, const double *xi, double *J)
@@ -170,8 +138,8 @@ static void momentum_column(void *self, const double *R, const double *xi, int j
     double e[3] = {0, 0, 0}, Jxi[3], exi[3], Jexi[3];
     e[j] = 1.0;
     momentum(self, R, xi, Jxi);
-    cross(e, Jxi, out);
-    cross(e, xi, exi);
+    wb_so3_cross(e, Jxi, out);
+    wb_so3_cross(e, xi, exi);
     momentum(self, R, exi, Jexi);
     for (int i = 0; i < 3; i++)
         out[i] -= Jexi[i];
@@ -193,7 +161,7 @@ static void force_jacobian_g(void *self, const double *R, const double *xi, doub
     for (int j = 0; j < 3; j++) {
         double column[3], n[3];
         momentum_column(self, R, xi, j, column);
-        cross(column, xi, n);
+        wb_so3_cross(column, xi, n);
         for (int i = 0; i < 3; i++)
             J[3 * i + j] = n[i];
     }

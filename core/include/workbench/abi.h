@@ -37,8 +37,9 @@
  *     start() with the step size and carried unknowns, aux unknowns of nq
  *     values, at a fraction of the step, or held as state only, and
  *     alternatives in wb_method.requires ("wb.mechanical/1|...").
- *   - 1.2 added: aux groups of nq-blocks whose count the options set
- *     (WB_AUX_CONFIGURATION_BLOCKS, wb_method.aux_blocks), the counters of
+ *   - 1.2 added: aux groups of nq- or nv-blocks whose count the options
+ *     set (WB_AUX_CONFIGURATION_BLOCKS, WB_AUX_VELOCITY_BLOCKS,
+ *     wb_method.aux_blocks), the counters of
  *     fixed-point and Newton steps in wb_step_stats, and the extension
  *     wb.sparsity/1 (the nonzero pattern of a model's matrices).
  */

@@ -96,9 +96,11 @@ typedef enum wb_aux_size {
     WB_AUX_VELOCITY = 3,      /* nv values                                  */
     WB_AUX_FIXED = 4,         /* `size` values                              */
     WB_AUX_CONFIGURATION = 5, /* 1.1: nq values                             */
-    WB_AUX_CONFIGURATION_BLOCKS = 6 /* 1.2: nq values times the method's
+    WB_AUX_CONFIGURATION_BLOCKS = 6, /* 1.2: nq values times the method's
                                  aux_blocks(opts, group), which may depend
                                  on the options (one block per stage)      */
+    WB_AUX_VELOCITY_BLOCKS = 7  /* 1.2: nv values times aux_blocks(opts, group)
+                                 (a Lie-group method's stage velocities)    */
 } wb_aux_size;
 
 typedef enum wb_aux_time {
@@ -197,9 +199,10 @@ typedef struct wb_method {
     /* ---- 1.2 ------------------------------------------------------------ */
 
     /* The number of nq-blocks of aux group `group` declared
-     * WB_AUX_CONFIGURATION_BLOCKS (e.g. the stages of Newton's starting
-     * values); 0 is allowed (the group is then empty).  Required when a
-     * group is declared so; may depend on the options. */
+     * WB_AUX_CONFIGURATION_BLOCKS, or of nv-blocks for one declared
+     * WB_AUX_VELOCITY_BLOCKS (e.g. the stages of Newton's starting values);
+     * 0 is allowed (the group is then empty).  Required when a group is
+     * declared so; may depend on the options. */
     uint32_t (*aux_blocks)(const wb_option_value *opts, uint32_t group);
 } wb_method;
 

@@ -212,7 +212,7 @@ static int validate_aux(const char *where, const wb_method *m)
     for (uint32_t i = 0; i < m->n_aux; i++) {
         const wb_aux_spec *a = descriptor_aux(m, i);
         if (!valid_identifier(a->name) || a->size_kind < WB_AUX_HOLONOMIC ||
-            a->size_kind > WB_AUX_CONFIGURATION_BLOCKS ||
+            a->size_kind > WB_AUX_VELOCITY_BLOCKS ||
             (a->size_kind == WB_AUX_FIXED && a->size < 1) ||
             a->time < WB_AUX_AT_NODE || a->time > WB_AUX_AT_OFFSET) {
             host_error("%s: aux unknown %u ('%s') is malformed", where, i + 1,
@@ -225,10 +225,13 @@ static int validate_aux(const char *where, const wb_method *m)
                        a->name);
             return -1;
         }
-        if (a->size_kind == WB_AUX_CONFIGURATION_BLOCKS && !descriptor_aux_blocks(m)) {
-            host_error("%s: aux unknown '%s' is a number of nq-blocks "
-                       "(WB_AUX_CONFIGURATION_BLOCKS) but the method has no aux_blocks()",
-                       where, a->name);
+        if ((a->size_kind == WB_AUX_CONFIGURATION_BLOCKS ||
+             a->size_kind == WB_AUX_VELOCITY_BLOCKS) && !descriptor_aux_blocks(m)) {
+            host_error("%s: aux unknown '%s' is a number of %s-blocks (%s) but the method has "
+                       "no aux_blocks()", where, a->name,
+                       a->size_kind == WB_AUX_VELOCITY_BLOCKS ? "nv" : "nq",
+                       a->size_kind == WB_AUX_VELOCITY_BLOCKS ? "WB_AUX_VELOCITY_BLOCKS"
+                                                              : "WB_AUX_CONFIGURATION_BLOCKS");
             return -1;
         }
         for (uint32_t j = 0; j < i; j++)

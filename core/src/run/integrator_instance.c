@@ -343,6 +343,9 @@ static int aux_size(const method_config *cfg, uint32_t group, const wb_aux_spec 
     case WB_AUX_CONFIGURATION_BLOCKS:
         return view->nq *
                (int)descriptor_aux_blocks(cfg->method)(method_config_plugin_values(cfg), group);
+    case WB_AUX_VELOCITY_BLOCKS:
+        return view->nv *
+               (int)descriptor_aux_blocks(cfg->method)(method_config_plugin_values(cfg), group);
     case WB_AUX_HOLONOMIC: return view->n_holonomic;
     case WB_AUX_NONHOLONOMIC: return view->n_nonholonomic;
     case WB_AUX_VELOCITY: return view->nv;

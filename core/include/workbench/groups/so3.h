@@ -133,6 +133,19 @@ static inline void wb_so3_rotate_back(const double *R, const double *x, double *
         out[i] = R[i] * x[0] + R[3 + i] * x[1] + R[6 + i] * x[2];
 }
 
+/* out = R diag(d) R^T x: a body tensor (principal values d) acting on a
+ * spatial vector, e.g. the spatial angular velocity from the spatial
+ * momentum with d = 1 / I (out may not alias x) */
+static inline void wb_so3_spatial_diagonal(const double *R, const double *d, const double *x,
+                                           double *out)
+{
+    double body[3];
+    wb_so3_rotate_back(R, x, body);
+    for (int i = 0; i < 3; i++)
+        body[i] *= d[i];
+    wb_so3_rotate(R, body, out);
+}
+
 /* I + alpha W + beta W^2 as a matrix, W = hat(w) */
 static inline void wb_so3_quadratic(const double *w, double alpha, double beta, double *M)
 {
