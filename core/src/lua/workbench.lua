@@ -285,6 +285,136 @@ function wb.print_order(result, label)
 end
 
 ---------------------------------------------------------------------------
+-- Work-precision: how we compare methods.  For each method and step size,
+-- the error at t_end (the norm of wb.order against one reference), the CPU
+-- seconds of the run (the fastest of `repeats`), the force evaluations and
+-- Newton (or fixed-point) iterations; a table, and the two standard
+-- figures: error against CPU time and against evaluations, log-log, one
+-- curve per method.
+--
+-- wb.work_precision{ model =, t_end =, methods = {m1, {method = m2, label =, h = {...}}, ...},
+--   h = {...} (each method's own h = ... wins), reference = {h =, method =} | function | vector,
+--   quantity =, norm =, t0 =, q0 =, p0 =, repeats = 1,
+--   figure = "plots/<folder>/<name>" (writes <name>_time.png and <name>_evals.png),
+--   table = "<file>.tsv", title = }
+-- returns {rows = {{method =, h =, steps =, error =, seconds =, function_evals =,
+--          evals_per_step =, newton_iterations =, iteration =}, ...}, by_method =
+--          {label = {rows...}}, labels = {...}, reference = vector}
+---------------------------------------------------------------------------
+local function work_precision_methods(spec)
+  if type(spec.methods) ~= "table" or #spec.methods == 0 then
+    error("wb.work_precision: methods must list at least one method", 3)
+  end
+  local list = {}
+  for i, entry in ipairs(spec.methods) do
+    local e = (type(entry) == "table" and entry.method) and entry or {method = entry}
+    local method = type(e.method) == "string" and wb.method(e.method) or e.method
+    if type(method) ~= "userdata" and type(method) ~= "table" then
+      error(format("wb.work_precision: methods[%d] is not a method or {method = ...}", i), 3)
+    end
+    local h = e.h or spec.h
+    if type(h) ~= "table" or #h == 0 then
+      error(format("wb.work_precision: methods[%d] has no step sizes (h = {...})", i), 3)
+    end
+    list[i] = {label = e.label or tostring(e.method.name or method.name or e.method),
+               method = method, h = h}
+  end
+  return list
+end
+
+function wb.work_precision(spec)
+  if type(spec) ~= "table" or not spec.model or not spec.t_end then
+    error("wb.work_precision: give a table with model, t_end, methods and h", 2)
+  end
+  local methods = work_precision_methods(spec)
+  local repeats = spec.repeats or 1
+  local function run(method, h)
+    local best, sol
+    for _ = 1, repeats do
+      local start = os.clock()
+      local s = wb.integrate{model = spec.model, method = method, h = h, t_end = spec.t_end,
+                             t0 = spec.t0, q0 = spec.q0, p0 = spec.p0, every = 2 ^ 53}
+      local cpu = os.clock() - start
+      if not best or cpu < best then best, sol = cpu, s end
+    end
+    return sol, best
+  end
+  local ref = spec.reference
+  if type(ref) == "function" then
+    ref = ref()
+  elseif type(ref) == "table" and ref.h then
+    ref = quantity_of((run(ref.method or methods[1].method, ref.h)), spec.quantity)
+  elseif type(ref) ~= "table" then
+    error("wb.work_precision: reference must be {h = , method = }, a function or a vector", 2)
+  end
+  local norm_kind = spec.norm or "inf"
+  local scale = spec.relative and wb.norm(ref, norm_kind) or 1
+  local result = {rows = {}, by_method = {}, labels = {}, reference = ref}
+  for _, m in ipairs(methods) do
+    result.labels[#result.labels + 1] = m.label
+    result.by_method[m.label] = {}
+    for _, h in ipairs(m.h) do
+      local sol, cpu = run(m.method, h)
+      local v = quantity_of(sol, spec.quantity)
+      local row = {method = m.label, h = h, steps = sol.stats.steps,
+                   error = wb.norm(wb.sub(v, ref), norm_kind) / scale, seconds = cpu,
+                   function_evals = sol.stats.function_evals,
+                   evals_per_step = sol.stats.mean_function_evals,
+                   newton_iterations = sol.stats.newton_iterations,
+                   iteration = sol.stats.iteration}
+      result.rows[#result.rows + 1] = row
+      table.insert(result.by_method[m.label], row)
+    end
+  end
+  local columns = {"method", "h", "steps", "error", "seconds", "function_evals",
+                   "evals_per_step", "newton_iterations", "iteration"}
+  if spec.table then
+    local lines = {table.concat(columns, "\t")}
+    for _, r in ipairs(result.rows) do
+      local cells = {}
+      for i, c in ipairs(columns) do
+        cells[i] = type(r[c]) == "number" and format("%.17g", r[c]) or tostring(r[c])
+      end
+      lines[#lines + 1] = table.concat(cells, "\t")
+    end
+    wb.write_file(spec.table, table.concat(lines, "\n") .. "\n")
+  end
+  if spec.figure then
+    for _, axis in ipairs{{"seconds", "_time.png", "CPU seconds"},
+                          {"function_evals", "_evals.png", "force evaluations"}} do
+      local series = {}
+      for _, label in ipairs(result.labels) do
+        local x, y = {}, {}
+        for _, r in ipairs(result.by_method[label]) do
+          if r.error > 0 and r[axis[1]] > 0 then x[#x + 1], y[#y + 1] = r[axis[1]], r.error end
+        end
+        if #x > 0 then
+          series[#series + 1] = {x = x, y = y, title = label, with = "linespoints"}
+        end
+      end
+      if #series > 0 then
+        wb.plot{file = spec.figure .. axis[2], logscale = "xy", series = series,
+                xlabel = axis[3], ylabel = format("error at t = %.6g", spec.t_end),
+                title = spec.title, key = "outside right"}
+      end
+    end
+  end
+  return result
+end
+
+-- Print a work-precision study as a table.
+function wb.print_work_precision(result, label)
+  io.write((label or "work-precision") .. "\n")
+  local rows = {}
+  for _, r in ipairs(result.rows) do
+    rows[#rows + 1] = {r.method, r.h, r.steps, r.error, r.seconds, r.function_evals,
+                       r.evals_per_step, r.newton_iterations / math.max(1, r.steps), r.iteration}
+  end
+  wb.print_table({"method", "h", "steps", "error", "CPU s", "evaluations", "evals/step",
+                  "iter/step", "iteration"}, rows, "%-14.4g")
+end
+
+---------------------------------------------------------------------------
 -- Plots through gnuplot.  The data go next to the figure (.dat), the
 -- script too (.gp); both are written whole or not at all.
 --
