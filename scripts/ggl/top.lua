@@ -319,3 +319,14 @@ wb.expect_below(by_label["VI-B"].gv_interval, 1e-11,
 wb.expect_in(by_label["VI-A"].g, 1e-4, 1, "VI-A: position constraints violated at the nodes")
 wb.expect_in(by_label["VI-A"].gv_internal, 1e-2, 1e3,
              "VI-A: velocity constraints violated at the nodes")
+-- BS99 refuses what it cannot integrate, saying why
+do
+  local ok, message = pcall(wb.integrate, {model = wb.model("heavy_top", {i1 = 6e-4, omega_s = 100}),
+                                          method = "ggl.bs99", h = h, steps = 1})
+  wb.check(not ok and tostring(message):find("not symmetric", 1, true) ~= nil,
+           "BS99 refuses an asymmetric top (i1 != i2), naming the reason", tostring(message))
+  ok, message = pcall(wb.integrate, {model = wb.model("spherical_pendulum"), method = "ggl.bs99",
+                                     h = h, steps = 1})
+  wb.check(not ok and tostring(message):find("wb.director_top/1", 1, true) ~= nil,
+           "BS99 refuses a model that is not a top in director coordinates", tostring(message))
+end
