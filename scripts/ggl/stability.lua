@@ -285,7 +285,7 @@ for _, h in ipairs{0.01, 0.05, 0.25, 0.675} do
   end
   for _, m in ipairs(markers) do out[#out + 1] = m end
   wb.plot{enhanced = true, file = string.format("plots/ggl/fp_stability_h%g.png", h), logscale = "xy",
-          key = "outside right top", size = {1000, 560}, xrange = {h, horizon(h)},
+          key = "outside right top", size = {1000, 560}, xrange = {math.max(1, math.floor(0.1 / h)) * h, horizon(h)},
           yrange = {floor, 1e4},
           title = string.format("four particles, h = %g (%s): %s; x: the run stops", h,
                                 figures[h], notes[h]),
