@@ -9,7 +9,9 @@
 #include "host/plugins.h"
 #include "host/tableau.h"
 
+#include <errno.h>
 #include <lualib.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,6 +373,21 @@ static int has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* A number on the command line: a whole decimal number and nothing else
+ * ("9.81", "-2", "1e-8"); never "", "abc", "9.81junk", "0x10", "inf". */
+static int parse_number(const char *text, double *out)
+{
+    if (!*text || strspn(text, "0123456789+-.eE") != strlen(text))
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    double x = strtod(text, &end);
+    if (end == text || *end || errno == ERANGE || !isfinite(x))
+        return -1;
+    *out = x;
+    return 0;
+}
+
 /* check one model with PARAM=VALUE arguments; 0 passed, 1 failed, 2 usage */
 static int check_one_model(const plugin *p, int argc, char **argv, double tol)
 {
@@ -394,7 +411,12 @@ static int check_one_model(const plugin *p, int argc, char **argv, double tol)
             free(params);
             return 2;
         }
-        params[i] = atof(eq + 1);
+        if (parse_number(eq + 1, &params[i]) != 0) {
+            fprintf(stderr, "workbench: check-model: parameter '%s' needs a number, got "
+                            "'%s'\n", descriptor_param(c, i)->name, eq + 1);
+            free(params);
+            return 2;
+        }
     }
     model_instance *mi = model_instance_create(p, params);
     free(params);
@@ -427,11 +449,9 @@ static int command_check_model(int argc, char **argv)
     int n = 0;
     for (int a = 0; a < argc; a++) {
         if (strcmp(argv[a], "--tol") == 0) {
-            char *end = NULL;
-            if (a + 1 < argc)
-                tol = strtod(argv[a + 1], &end);
-            if (a + 1 >= argc || end == argv[a + 1] || *end || !(tol > 0)) {
-                fprintf(stderr, "workbench: check-model: --tol needs a positive number\n");
+            if (a + 1 >= argc || parse_number(argv[a + 1], &tol) != 0 || !(tol > 0)) {
+                fprintf(stderr, "workbench: check-model: --tol needs a positive number, got "
+                                "'%s'\n", a + 1 < argc ? argv[a + 1] : "");
                 return 2;
             }
             a++;

@@ -169,3 +169,43 @@ void descriptor_requirement_text(const char *alternatives, char *out, size_t siz
         out[0] = '\0';
     each_alternative(alternatives, append_alternative, &b);
 }
+
+/* Columns the driver records itself (run/driver.c build_columns). */
+static const char *const builtin_columns[] = {
+    "t", "energy", "energy_error", "energy_error_abs", "constraint", "hidden_constraint",
+    "nonholonomic_constraint", "group_residual", NULL};
+/* ... and the numbered ones: q1.., p1.., g1.., gv1.., phi1.. */
+static const char *const builtin_vectors[] = {"q", "p", "g", "gv", "phi", NULL};
+
+static int is_identifier(const char *name)
+{
+    if (!name || !*name || strlen(name) > 63 || (*name >= '0' && *name <= '9'))
+        return 0;
+    for (const char *c = name; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              *c == '_'))
+            return 0;
+    return 1;
+}
+
+const char *descriptor_column_name_problem(const char *name, int vector)
+{
+    if (!is_identifier(name))
+        return "not an identifier of letters, digits and '_' (at most 63, not starting with a "
+               "digit)";
+    for (int i = 0; builtin_columns[i]; i++)
+        if (strcmp(name, builtin_columns[i]) == 0)
+            return "the name of a built-in column";
+    /* base + digits, or (vector) a base whose numbered columns are built in */
+    for (int i = 0; builtin_vectors[i]; i++) {
+        size_t n = strlen(builtin_vectors[i]);
+        if (strncmp(name, builtin_vectors[i], n) != 0)
+            continue;
+        const char *rest = name + n;
+        if (vector && !*rest)
+            return "the base of built-in numbered columns";
+        if (*rest && strspn(rest, "0123456789") == strlen(rest))
+            return "the name of a built-in numbered column";
+    }
+    return NULL;
+}

@@ -40,6 +40,16 @@ descriptor_offset_fn descriptor_aux_time_offset(const wb_method *m);
 typedef uint32_t (*descriptor_blocks_fn)(const wb_option_value *opts, uint32_t group);
 descriptor_blocks_fn descriptor_aux_blocks(const wb_method *m);
 
+/* Names a plugin declares that become columns of a solution (a model's
+ * invariants, a method's aux unknowns): NULL when `name` may be one, else
+ * why not -- not an identifier [A-Za-z_][A-Za-z0-9_]* of at most 63
+ * characters (a space would shift every column of a written table), or
+ * the name of a built-in column (t, q1.., p1.., energy, energy_error,
+ * energy_error_abs, constraint, hidden_constraint, nonholonomic_constraint,
+ * group_residual, g1.., gv1.., phi1..), which it would shadow.  `vector`:
+ * the name is the base of numbered columns (name1, name2, ...). */
+const char *descriptor_column_name_problem(const char *name, int vector);
+
 /* "wb.a/1|wb.b/1": 1 when `extension` answers one of the '|'-separated ids
  * of `alternatives` (get_extension is the model class's lookup). */
 int descriptor_requirement_met(const char *alternatives,

@@ -239,6 +239,13 @@ static int validate_aux(const char *where, const wb_method *m)
                 host_error("%s: aux unknown '%s' declared twice", where, a->name);
                 return -1;
             }
+        /* an aux of one value keeps its bare name; others are numbered */
+        const char *problem = descriptor_column_name_problem(
+            a->name, !(a->size_kind == WB_AUX_FIXED && a->size == 1));
+        if (problem) {
+            host_error("%s: aux unknown '%s' would be a column: %s", where, a->name, problem);
+            return -1;
+        }
     }
     return 0;
 }

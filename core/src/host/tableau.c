@@ -23,6 +23,7 @@
 typedef struct stored_tableau {
     wb_tableau t;
     int builtin;    /* generated or named: found by name; user ones are not */
+    long refs;      /* user tableaux: references held                      */
     char name[64];
     double data[];  /* a, b, c, [a2, b2, c2] */
 } stored_tableau;
@@ -62,6 +63,46 @@ static stored_tableau *stored_alloc(const char *name, int s, int pair)
         st->t.c2 = p;
     }
     return st;
+}
+
+static long user_tableaux;
+
+static stored_tableau *stored_of(const wb_tableau *t)
+{
+    return (stored_tableau *)(void *)((char *)(void *)t - offsetof(stored_tableau, t));
+}
+
+void tableau_retain(const wb_tableau *t)
+{
+    if (t && !stored_of(t)->builtin)
+        stored_of(t)->refs++;
+}
+
+void tableau_release(const wb_tableau *t)
+{
+    if (!t)
+        return;
+    stored_tableau *st = stored_of(t);
+    if (!st->builtin && --st->refs == 0) {
+        free(st);
+        user_tableaux--;
+    }
+}
+
+long tableau_user_count(void)
+{
+    return user_tableaux;
+}
+
+/* A user tableau is nobody's to keep in the registry: its one reference
+ * goes to the caller. */
+static const wb_tableau *user_tableau(stored_tableau *st)
+{
+    st->refs = 1;
+    user_tableaux++;
+    st->t.order_first = method_order(&st->t, 0);
+    st->t.order = st->t.a2 ? method_order(&st->t, 1) : st->t.order_first;
+    return &st->t;
 }
 
 static const wb_tableau *registry_add(stored_tableau *st)
@@ -683,7 +724,7 @@ const wb_tableau *tableau_create(const char *name, int s, const double *a,
         if (c2)
             warn_row_sums(name, "c2", "a2", s, a2, c2, warning, warning_size);
     }
-    return registry_add(st);
+    return user_tableau(st);
 }
 
 const wb_tableau *tableau_compose(const wb_tableau *base, int n_gamma,

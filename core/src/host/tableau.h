@@ -1,6 +1,10 @@
 /* Butcher tableaux: generated families, named explicit methods, tableaux
- * built from user data, and their checks.  Every tableau returned here is
- * host-owned and immutable and lives until tableau_release_all(). */
+ * built from user data, and their checks.  Every tableau is immutable.
+ * Built-in ones (tableau_family, tableau_named) are host-owned and live
+ * until tableau_release_all(); the others (tableau_create, tableau_compose,
+ * tableau files) are counted references: the caller owns the one it gets
+ * and gives it back with tableau_release.  tableau_retain and
+ * tableau_release take any tableau (a built-in one is not counted). */
 #ifndef CORE_TABLEAU_H
 #define CORE_TABLEAU_H
 
@@ -48,6 +52,11 @@ double tableau_defect_D(const wb_tableau *t, int r);
 
 /* Gauss-Legendre nodes and weights on [0, 1], n points (n <= 64). */
 int gauss_legendre_01(int n, double *nodes, double *weights);
+
+void tableau_retain(const wb_tableau *t);
+void tableau_release(const wb_tableau *t);
+/* User tableaux alive now (made and not yet released), for tests. */
+long tableau_user_count(void);
 
 void tableau_release_all(void);
 

@@ -3,6 +3,7 @@
 #include "host/descriptor.h"
 #include "host/host.h"
 
+#include <math.h>
 #include <string.h>
 
 lua_method *lua_check_method(lua_State *L, int idx)
@@ -148,7 +149,10 @@ static void push_option_value(lua_State *L, const wb_option_spec *o, const wb_op
         lua_pushnumber(L, v->number);
         break;
     case WB_OPT_INTEGER:
-        lua_pushinteger(L, (lua_Integer)v->number);
+        if (fabs(v->number) < 9007199254740992.0) /* exact, and the cast is defined */
+            lua_pushinteger(L, (lua_Integer)v->number);
+        else
+            lua_pushnumber(L, v->number);
         break;
     case WB_OPT_BOOLEAN:
         lua_pushboolean(L, v->number != 0);
@@ -224,6 +228,8 @@ void lua_method_register(lua_State *L)
         {NULL, NULL},
     };
     luaL_newmetatable(L, LUA_METHOD_TYPE);
+    lua_pushboolean(L, 0); /* getmetatable(x) is false: no script reaches __gc */
+    lua_setfield(L, -2, "__metatable");
     lua_pushcfunction(L, method_gc);
     lua_setfield(L, -2, "__gc");
     lua_pushcfunction(L, method_index);

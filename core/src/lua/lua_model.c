@@ -497,6 +497,8 @@ void lua_model_register(lua_State *L)
         {NULL, NULL},
     };
     luaL_newmetatable(L, LUA_MODEL_TYPE);
+    lua_pushboolean(L, 0); /* getmetatable(x) is false: no script reaches __gc */
+    lua_setfield(L, -2, "__metatable");
     lua_pushcfunction(L, model_gc);
     lua_setfield(L, -2, "__gc");
     lua_pushcfunction(L, model_index);

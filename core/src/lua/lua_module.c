@@ -112,6 +112,10 @@ static double number_field(lua_State *L, int idx, const char *field, int require
     return x;
 }
 
+/* Step counts are whole numbers up to 2^53, where doubles still count
+ * every step (t0 + n h) and the cast to an integer is defined. */
+#define MAX_STEPS 9007199254740992.0
+
 static long long step_count(lua_State *L, int idx, double t0, double h)
 {
     if (lua_getfield(L, idx, "steps") != LUA_TNIL) {
@@ -119,6 +123,8 @@ static long long step_count(lua_State *L, int idx, double t0, double h)
         double steps = number_field(L, idx, "steps", 1, 0);
         if (steps < 0 || steps != floor(steps))
             lua_raise_error(L, "integrate: field 'steps' must be a whole number >= 0, got %g", steps);
+        if (steps > MAX_STEPS)
+            lua_raise_error(L, "integrate: field 'steps' = %g exceeds 2^53 steps", steps);
         return (long long)steps;
     }
     lua_pop(L, 1);
@@ -128,6 +134,9 @@ static long long step_count(lua_State *L, int idx, double t0, double h)
     double t_end = number_field(L, idx, "t_end", 1, 0);
     double n = (t_end - t0) / h;
     double rounded = nearbyint(n);
+    if (!(fabs(n) <= MAX_STEPS))
+        lua_raise_error(L, "integrate: (t_end - t0) / h = (%g - %g) / %g is %g steps, more "
+                        "than 2^53", t_end, t0, h, n);
     if (n < -1e-9 || fabs(n - rounded) > 1e-9 * fmax(1.0, fabs(n)))
         lua_raise_error(L, "integrate: t_end - t0 = %g is not a whole number of steps of h = %g "
                       "(%.6g steps); choose h and t_end accordingly or pass steps = N",
@@ -262,7 +271,8 @@ static void read_run_options(lua_State *L, run_options *opt)
     double every = number_field(L, 1, "every", 0, 1.0);
     if (every < 1 || every != floor(every))
         lua_raise_error(L, "integrate: field 'every' must be a whole number >= 1, got %g", every);
-    opt->every = (long long)every;
+    /* recording every 2^53 steps or more records the first and the last row */
+    opt->every = every >= MAX_STEPS ? (long long)MAX_STEPS : (long long)every;
     int type = lua_getfield(L, 1, "progress");
     opt->progress = type == LUA_TNIL ? -1 : lua_toboolean(L, -1);
     lua_pop(L, 1);

@@ -237,6 +237,8 @@ static int solution_index(lua_State *L)
         lua_pushnumber(L, s->final_time);
     } else if (strcmp(key, "energy0") == 0) {
         lua_pushnumber(L, s->energy0);
+    } else if (strcmp(key, "energy_scale") == 0) {
+        lua_pushnumber(L, s->energy_scale);
     } else if (strcmp(key, "model") == 0 || strcmp(key, "method") == 0) {
         lua_getiuservalue(L, 1, key[1] == 'o' ? 1 : 2);
     } else if (strcmp(key, "stream") == 0) {
@@ -287,6 +289,8 @@ void lua_solution_register(lua_State *L)
         {NULL, NULL},
     };
     luaL_newmetatable(L, LUA_SOLUTION_TYPE);
+    lua_pushboolean(L, 0); /* getmetatable(x) is false: no script reaches __gc */
+    lua_setfield(L, -2, "__metatable");
     lua_pushcfunction(L, solution_gc);
     lua_setfield(L, -2, "__gc");
     lua_pushcfunction(L, solution_index);

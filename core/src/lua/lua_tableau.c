@@ -4,6 +4,7 @@
 #include "lua/lua_api.h"
 #include "host/host.h"
 #include "host/tableau.h"
+#include "host/tableau_file.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,22 +17,55 @@ lua_tableau *lua_test_tableau(lua_State *L, int idx)
 
 static const wb_tableau *check_tableau(lua_State *L, int idx)
 {
-    return ((lua_tableau *)luaL_checkudata(L, idx, LUA_TABLEAU_TYPE))->tableau;
+    lua_tableau *lt = luaL_checkudata(L, idx, LUA_TABLEAU_TYPE);
+    if (!lt->tableau)
+        luaL_error(L, "this tableau has already been finalized");
+    return lt->tableau;
+}
+
+/* An empty tableau object, pushed: it exists (with its __gc) before the
+ * tableau it will hold, so that no Lua error can strand a reference. */
+static lua_tableau *new_object(lua_State *L)
+{
+    lua_tableau *lt = lua_newuserdatauv(L, sizeof *lt, 0);
+    lt->tableau = NULL;
+    luaL_setmetatable(L, LUA_TABLEAU_TYPE);
+    return lt;
 }
 
 void lua_push_tableau(lua_State *L, const wb_tableau *t)
 {
-    lua_tableau *lt = lua_newuserdatauv(L, sizeof *lt, 0);
+    lua_tableau *lt = new_object(L);
+    tableau_retain(t);
     lt->tableau = t;
-    luaL_setmetatable(L, LUA_TABLEAU_TYPE);
 }
 
+/* The object at `object` takes over the new reference t (the result of a
+ * tableau_* call), and goes to the top; or the host's error is raised. */
+static int adopt_or_raise(lua_State *L, int object, const wb_tableau *t)
+{
+    if (!t)
+        return lua_host_error(L);
+    ((lua_tableau *)lua_touserdata(L, object))->tableau = t;
+    lua_pushvalue(L, object);
+    return 1;
+}
+
+/* A built-in tableau: borrowed, nothing to adopt. */
 static int push_or_raise(lua_State *L, const wb_tableau *t)
 {
     if (!t)
         return lua_host_error(L);
     lua_push_tableau(L, t);
     return 1;
+}
+
+static int tableau_gc(lua_State *L)
+{
+    lua_tableau *lt = luaL_checkudata(L, 1, LUA_TABLEAU_TYPE);
+    tableau_release(lt->tableau);
+    lt->tableau = NULL;
+    return 0;
 }
 
 /* ---- construction from Lua tables ----------------------------------------------- */
@@ -108,6 +142,8 @@ static int tableau_new(lua_State *L)
         return luaL_error(L, "tableau '%s': %d stages exceed the limit of %d", name, s,
                           TABLEAU_MAX_STAGES);
     int pair = field_length(L, idx, "a2") >= 0;
+    new_object(L);
+    int object = lua_gettop(L);
     double *mem = lua_newuserdatauv(L, sizeof(double) * (size_t)(2 * s * s + 4 * s), 0);
     double *a = mem, *b = a + s * s, *c = b + s, *a2 = c + s, *b2 = a2 + s * s, *c2 = b2 + s;
     read_matrix(L, idx, "a", s, a, name);
@@ -132,7 +168,7 @@ static int tableau_new(lua_State *L)
     const wb_tableau *t = tableau_create(name, s, a, b, has_c ? c : NULL, pair ? a2 : NULL,
                                          pair ? b2 : NULL, has_c2 ? c2 : NULL, warning,
                                          sizeof warning);
-    push_or_raise(L, t);
+    adopt_or_raise(L, object, t);
     if (!warning[0])
         return 1;
     host_warn("%s", warning); /* shown, and returned so that scripts can test it */
@@ -140,18 +176,43 @@ static int tableau_new(lua_State *L)
     return 2;
 }
 
+/* wb.tableau.load(path) -> T [, warning]: a tableau file, parsed by the
+ * arithmetic grammar of host/tableau_file.h. */
+static int tableau_load(lua_State *L)
+{
+    const char *path = lua_check_file_name(L, 1, "wb.tableau.load");
+    lua_settop(L, 1);
+    new_object(L);
+    char warning[512];
+    const wb_tableau *t = tableau_load_file(path, warning, sizeof warning);
+    adopt_or_raise(L, 2, t);
+    if (!warning[0])
+        return 1;
+    host_warn("%s", warning);
+    lua_pushstring(L, warning);
+    return 2;
+}
+
 /* ---- generators ------------------------------------------------------------------- */
+
+/* A stage count or an order: an integer of the argument, not its low bits. */
+static int small_integer(lua_State *L, int arg)
+{
+    lua_Integer k = luaL_checkinteger(L, arg);
+    luaL_argcheck(L, k >= -1000 && k <= 1000, arg, "out of range");
+    return (int)k;
+}
 
 static int tableau_generated(lua_State *L)
 {
     const char *family = lua_tostring(L, lua_upvalueindex(1));
-    int s = (int)luaL_checkinteger(L, 1);
+    int s = small_integer(L, 1);
     return push_or_raise(L, tableau_family(family, s));
 }
 
 static int tableau_family_call(lua_State *L)
 {
-    return push_or_raise(L, tableau_family(luaL_checkstring(L, 1), (int)luaL_checkinteger(L, 2)));
+    return push_or_raise(L, tableau_family(luaL_checkstring(L, 1), small_integer(L, 2)));
 }
 
 static int tableau_by_name(lua_State *L)
@@ -164,6 +225,8 @@ static int tableau_compose_call(lua_State *L)
 {
     const wb_tableau *base = check_tableau(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_optstring(L, 3, "");
+    lua_settop(L, 3); /* arguments below, work memory above */
     int n = (int)lua_rawlen(L, 2);
     if (n < 1)
         return luaL_error(L, "tableau.compose: need at least one sub-step weight");
@@ -179,7 +242,8 @@ static int tableau_compose_call(lua_State *L)
     snprintf(name, sizeof name, "%s", luaL_optstring(L, 3, ""));
     if (!name[0])
         snprintf(name, sizeof name, "%s_x%d", base->name, n);
-    return push_or_raise(L, tableau_compose(base, n, gamma, name));
+    new_object(L);
+    return adopt_or_raise(L, lua_gettop(L), tableau_compose(base, n, gamma, name));
 }
 
 /* Yoshida's triple jump (3 sub-steps) or Suzuki's fractal (5) on a symmetric
@@ -201,7 +265,8 @@ static int compose_symmetric(lua_State *L, int substeps)
     gamma[substeps / 2] = 1.0 - (substeps - 1) * outer;
     char name[128];
     snprintf(name, sizeof name, "%s_%s", base->name, substeps == 3 ? "triple_jump" : "suzuki");
-    return push_or_raise(L, tableau_compose(base, substeps, gamma, name));
+    new_object(L);
+    return adopt_or_raise(L, lua_gettop(L), tableau_compose(base, substeps, gamma, name));
 }
 
 static int tableau_triple_jump(lua_State *L) { return compose_symmetric(L, 3); }
@@ -256,7 +321,7 @@ static int tableau_stability_method(lua_State *L)
 static int tableau_defect(lua_State *L)
 {
     const wb_tableau *t = check_tableau(L, 1);
-    int k = (int)luaL_checkinteger(L, 2);
+    int k = small_integer(L, 2);
     const char *which = lua_tostring(L, lua_upvalueindex(1));
     double d = which[0] == 'B' ? tableau_defect_B(t, k)
                : which[0] == 'C' ? tableau_defect_C(t, k)
@@ -294,6 +359,13 @@ static int tableau_index(lua_State *L)
     return 1;
 }
 
+/* wb.tableau._live(): user tableaux alive now (a test of their lifetimes) */
+static int tableau_live(lua_State *L)
+{
+    lua_pushinteger(L, tableau_user_count());
+    return 1;
+}
+
 static int tableau_tostring(lua_State *L)
 {
     const wb_tableau *t = check_tableau(L, 1);
@@ -317,6 +389,10 @@ void lua_tableau_register(lua_State *L)
         {NULL, NULL},
     };
     luaL_newmetatable(L, LUA_TABLEAU_TYPE);
+    lua_pushcfunction(L, tableau_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushboolean(L, 0); /* getmetatable(T) is false: no script reaches __gc */
+    lua_setfield(L, -2, "__metatable");
     lua_pushcfunction(L, tableau_index);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, tableau_tostring);
@@ -351,6 +427,8 @@ void lua_tableau_register(lua_State *L)
         {"family", tableau_family_call},
         {"named", tableau_by_name},
         {"compose", tableau_compose_call},
+        {"load", tableau_load},
+        {"_live", tableau_live},
         {"triple_jump", tableau_triple_jump},
         {"suzuki", tableau_suzuki},
         {NULL, NULL},

@@ -433,9 +433,18 @@ local function write_batch(mode, out, indices)
                  format("#SBATCH --job-name=%s", "workbench-sweep"),
                  format("#SBATCH --array=0-%d", tasks - 1),
                  format("#SBATCH --output=%s", shell_quote(case_dir(out) .. "/slurm-%A_%a.out"))}
-  if opt.partition then lines[#lines + 1] = "#SBATCH --partition=" .. opt.partition end
-  if opt.time then lines[#lines + 1] = "#SBATCH --time=" .. opt.time end
-  if opt.mem then lines[#lines + 1] = "#SBATCH --mem=" .. opt.mem end
+  -- values of #SBATCH lines: one word of the characters Slurm's own syntax
+  -- uses, so that no value can end the line and start a shell command
+  for _, key in ipairs{"partition", "time", "mem"} do
+    local v = opt[key]
+    if v ~= nil then
+      if type(v) ~= "string" and type(v) ~= "number" or not tostring(v):match("^[%w%-:%.,_+=]+$") then
+        error(format("wb.sweep: slurm %s '%s': use letters, digits and - : . , _ + = only", key,
+                     tostring(v):gsub("%c", "?")), 0)
+      end
+      lines[#lines + 1] = format("#SBATCH --%s=%s", key, tostring(v))
+    end
+  end
   lines[#lines + 1] = "# one array task runs a chunk of cases; the case list is the script's"
   lines[#lines + 1] = "cases='" .. concat(indices, " ") .. "'"
   lines[#lines + 1] = "set -- $cases"

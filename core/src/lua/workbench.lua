@@ -677,7 +677,17 @@ end
 ---------------------------------------------------------------------------
 
 -- Read a tab-separated file written by the workbench (sol:write, stream =):
--- returns {columns = {names...}, name = {values...}, ...}.
+-- returns {columns = {names...}, name = {values...}, ...}.  NaN and the
+-- infinities come back as they were written (nan, -nan, inf, -inf); a field
+-- that is not a number, or a row of the wrong width, is an error naming the
+-- line.
+local special_numbers = {nan = 0 / 0, ["-nan"] = 0 / 0, ["+nan"] = 0 / 0, inf = huge,
+                         ["+inf"] = huge, ["-inf"] = -huge, infinity = huge,
+                         ["+infinity"] = huge, ["-infinity"] = -huge}
+local function table_number(field)
+  return tonumber(field) or special_numbers[field:lower()]
+end
+
 function wb.read_table(path)
   local f, err = io.open(wb.output_path(path), "r")
   if not f then error("wb.read_table: " .. err, 2) end
@@ -691,14 +701,29 @@ function wb.read_table(path)
     result.columns[#result.columns + 1] = name
     result[name] = {}
   end
-  local row = 0
+  local row, lineno, width = 0, 1, #result.columns
   for line in f:lines() do
-    row = row + 1
-    local k = 0
-    for field in line:gmatch("%S+") do
-      k = k + 1
-      local name = result.columns[k]
-      if name then result[name][row] = tonumber(field) end
+    lineno = lineno + 1
+    if line:find("%S") then
+      row = row + 1
+      local k = 0
+      for field in line:gmatch("%S+") do
+        k = k + 1
+        local x = table_number(field)
+        if k > width or x == nil then
+          f:close()
+          error(format("wb.read_table: '%s' line %d: %s", path, lineno, k > width
+                       and format("more than the %d columns of the header", width)
+                       or format("'%s' in column '%s' is not a number", field:sub(1, 40),
+                                 result.columns[k])), 2)
+        end
+        result[result.columns[k]][row] = x
+      end
+      if k < width then
+        f:close()
+        error(format("wb.read_table: '%s' line %d: %d values for the %d columns of the header",
+                     path, lineno, k, width), 2)
+      end
     end
   end
   f:close()
@@ -717,65 +742,6 @@ function wb.print_table(header, rows, fmt)
     end
     io.write("  " .. table.concat(line, " ", 1, #r) .. "\n")
   end
-end
-
----------------------------------------------------------------------------
--- Tableau files: blocks "a", "b", "c" (and "a2", "b2", "c2" for a pair),
--- each followed by rows of numbers; "name <word>" names it; '#' starts a
--- comment.  A number may be an expression: 1/6, sqrt(3)/6, 0.25-sqrt(3)/6.
----------------------------------------------------------------------------
-local expression_env = {sqrt = math.sqrt, pi = math.pi, exp = math.exp, log = math.log,
-                        sin = math.sin, cos = math.cos}
-
-local function parse_number(token, path, lineno)
-  if token:find("[^%w%.%+%-%*/%^%(%)_]") then
-    error(format("tableau file '%s' line %d: '%s' is not a number", path, lineno, token), 0)
-  end
-  local chunk = load("return " .. token, "number", "t", expression_env)
-  local ok, value = pcall(chunk or error)
-  if not chunk or not ok or type(value) ~= "number" then
-    error(format("tableau file '%s' line %d: '%s' is not a number", path, lineno, token), 0)
-  end
-  return value
-end
-
-function wb.tableau.load(path)
-  local f, err = io.open(path, "r")
-  if not f then error("wb.tableau.load: " .. err, 2) end
-  local spec, block, lineno = {name = path:match("([^/]+)$"):gsub("%.%w+$", "")}, nil, 0
-  local blocks = {a = true, b = true, c = true, a2 = true, b2 = true, c2 = true}
-  for line in f:lines() do
-    lineno = lineno + 1
-    line = line:gsub("#.*$", "")
-    local first, rest = line:match("^%s*(%S+)%s*(.-)%s*$")
-    if first == "name" then
-      spec.name = rest
-    elseif first and blocks[first] then
-      block = first
-      spec[block] = {}
-      if rest ~= "" then
-        error(format("tableau file '%s' line %d: put the numbers of '%s' on the lines after it",
-                     path, lineno, first), 2)
-      end
-    elseif first then
-      if not block then
-        error(format("tableau file '%s' line %d: numbers before any block (a, b, c, a2, b2, c2)",
-                     path, lineno), 2)
-      end
-      local row = {}
-      for token in line:gmatch("%S+") do row[#row + 1] = parse_number(token, path, lineno) end
-      if block == "a" or block == "a2" then
-        spec[block][#spec[block] + 1] = row
-      else
-        for _, x in ipairs(row) do spec[block][#spec[block] + 1] = x end
-      end
-    end
-  end
-  f:close()
-  if not spec.a or not spec.b then
-    error(format("tableau file '%s': blocks a and b are required", path), 2)
-  end
-  return wb.tableau(spec)
 end
 
 return wb

@@ -30,6 +30,14 @@ static double now_seconds(void)
 static int add_column(solution *s, const char *name, int offset, int derived, int index,
                       int aux_time, double theta)
 {
+    for (int i = 0; i < s->n_columns; i++)
+        if (strcmp(s->columns[i].name, name) == 0) {
+            /* a method's aux unknown named like one of the model's
+             * invariants: one would shadow the other */
+            host_error("two columns would be named '%s' (a method's carried unknown and a "
+                       "model's invariant?)", name);
+            return -1;
+        }
     column_info *c = &s->columns[s->n_columns];
     c->name = strdup(name);
     if (!c->name)
@@ -164,7 +172,7 @@ void solution_fill_row(solution *s, double t, const double *q, const double *p,
     }
     double e = m->energy.fn ? wb_energy(m, q, p) : NAN;
     *x++ = e;
-    *x++ = s->energy0 != 0 ? (e - s->energy0) / fabs(s->energy0) : e - s->energy0;
+    *x++ = s->energy_scale > 0 ? (e - s->energy0) / s->energy_scale : e - s->energy0;
     *x++ = e - s->energy0;
     if (m->n_holonomic > 0) {
         wb_constraints(m, q, s->scratch);
@@ -290,6 +298,7 @@ void solution_destroy(solution *s)
         return;
     if (s->streaming && s->stream.fp)
         atomic_abort(&s->stream);
+    model_instance_destroy(s->model); /* the solution's reference */
     for (int i = 0; i < s->n_columns; i++)
         free(s->columns[i].name);
     free(s->columns);
@@ -313,9 +322,11 @@ static solution *solution_create(integrator *it, const run_options *opt)
     if (!s)
         return NULL;
     s->model = it->model;
+    model_instance_retain(s->model);
     s->nq = m->nq, s->nv = m->nv;
     s->t0 = opt->t0, s->h = opt->h, s->ok = 1;
     s->stats.struct_size = sizeof s->stats;
+    host_clear_error();
     if (keep_aux_groups(s, it) != 0 || build_columns(s, it) != 0)
         goto fail;
     int scratch = 2 * (m->nq + m->nv + m->n_holonomic + m->n_nonholonomic + 1);
@@ -353,7 +364,8 @@ static solution *solution_create(integrator *it, const run_options *opt)
     s->capacity = rows;
     return s;
 fail:
-    host_error("out of memory");
+    if (!host_has_error())
+        host_error("out of memory");
     solution_destroy(s);
     return NULL;
 }
@@ -409,6 +421,12 @@ static int run_loop(integrator *it, solution *s, const run_options *opt, double 
                 m->aux_values(it->inst, aux);
             solution_fill_row(s, opt->t0 + (double)(n + 1) * opt->h, qa, pa, aux, row);
             record(s, row);
+            /* a full disk is reported at its first failed write, not after the run */
+            if (s->streaming && atomic_check(&s->stream) != 0) {
+                host_error_prefix("stream after step %lld (t = %.17g): ", n + 1,
+                                  opt->t0 + (double)(n + 1) * opt->h);
+                return -1;
+            }
         }
         if (pg.enabled && (n & 1023) == 0)
             progress_update(&pg, n, opt->steps, t);
@@ -448,6 +466,21 @@ static int start_method(integrator *it, const run_options *opt, const double *q0
     return m->reset(it->inst, opt->t0, q0, p0);
 }
 
+/* The scale of energy_error: |E0|, or the size of the kinetic and the
+ * potential energy at t0, |T0| + |V0| (T0 = E0 - V0), when that is larger.
+ * A total energy that cancels to round-off (tethered satellites: E0 =
+ * 2.8e-17 from T and V of order one) is no scale for an error. */
+static double energy_scale(const wb_model *m, const double *q0, double e0)
+{
+    double scale = fabs(e0);
+    if (m->capabilities & WB_CAP_MECHANICAL) {
+        double v = wb_potential(m, q0);
+        if (isfinite(v) && isfinite(e0))
+            scale = fmax(scale, fabs(e0 - v) + fabs(v));
+    }
+    return isfinite(scale) ? scale : 0.0;
+}
+
 solution *driver_run(integrator *it, const run_options *opt, const double *q0,
                      const double *p0)
 {
@@ -477,6 +510,7 @@ solution *driver_run(integrator *it, const run_options *opt, const double *q0,
     memcpy(work, q0, (size_t)nq * sizeof(double));
     memcpy(work + nq, p0, (size_t)nv * sizeof(double));
     s->energy0 = view->energy.fn ? wb_energy(view, q0, p0) : 0;
+    s->energy_scale = energy_scale(view, q0, s->energy0);
     host_clear_error();
     int status = start_method(it, opt, q0, p0);
     if (status != WB_OK) {

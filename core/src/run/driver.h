@@ -1,8 +1,10 @@
 /* The time loop and the recorded solution.
  *
  * A solution row holds, in this order: t, q (nq), p (nv), the method's
- * recorded aux unknowns, energy, energy_error (relative to |E0|, absolute
- * when E0 == 0), energy_error_abs, then -- when the model has them --
+ * recorded aux unknowns, energy, energy_error ((E - E0) / energy_scale,
+ * energy_scale = max(|E0|, |T0| + |V0|) with T0 = E0 - V0 the kinetic
+ * energy at t0 when the model has a potential; absolute when the scale
+ * is 0), energy_error_abs, then -- when the model has them --
  * constraint (max_k |g_k(q)|), hidden_constraint (max_k |(G M^-1 p)_k|),
  * nonholonomic_constraint (max_a |Phi_a(q, v)|, v the state's velocity),
  * group_residual (how far q is from the group), then the model's
@@ -45,7 +47,7 @@ typedef struct solution_aux_group {
 } solution_aux_group;
 
 typedef struct solution {
-    model_instance *model;   /* borrowed; the Lua layer keeps it alive */
+    model_instance *model;   /* a reference of its own (retained)       */
     int nq, nv, n_aux;       /* n_aux: recorded aux values per row      */
     int aux_total;           /* every aux value, recorded or not       */
     int n_aux_groups;
@@ -62,6 +64,7 @@ typedef struct solution {
     double *last_row;
     double *max_abs;         /* per stored column, over recorded rows */
     double t0, h, energy0;
+    double energy_scale;     /* of energy_error (see above)           */
     long long steps_done;
     wb_step_stats stats;
     double seconds;

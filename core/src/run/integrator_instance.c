@@ -59,9 +59,7 @@ static int set_default(method_config *cfg, int i)
         const wb_tableau *t = tableau_named(o->default_string);
         if (!t)
             return -1;
-        cfg->values[i].tableau = t;
-        cfg->values[i].string = t->name;
-        return 0;
+        return method_config_set_tableau(cfg, i, t);
     }
     }
     return -1;
@@ -104,8 +102,11 @@ void method_config_destroy(method_config *cfg)
 {
     if (!cfg)
         return;
-    for (uint32_t i = 0; i < cfg->method->n_options; i++)
+    for (uint32_t i = 0; i < cfg->method->n_options; i++) {
         free(cfg->owned_strings[i]);
+        if (descriptor_option(cfg->method, i)->type == WB_OPT_TABLEAU)
+            tableau_release(cfg->values[i].tableau);
+    }
     free(cfg->owned_strings);
     free(cfg->values);
     free(cfg->plugin_values);
@@ -251,6 +252,9 @@ int method_config_set_tableau(method_config *cfg, int index, const wb_tableau *t
 {
     if (option_spec(cfg, index)->type != WB_OPT_TABLEAU)
         return wrong_type(cfg, index, "a tableau");
+    /* the configuration holds the tableau as long as it names it */
+    tableau_retain(t);
+    tableau_release(cfg->values[index].tableau);
     cfg->values[index].tableau = t;
     cfg->values[index].string = t->name;
     return 0;

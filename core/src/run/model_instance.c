@@ -276,11 +276,24 @@ static int bind_invariants_and_energy(model_instance *mi)
                        v->name, mi->info.n_invariants, WB_EXT_INVARIANTS);
             return -1;
         }
-        for (int i = 0; i < mi->info.n_invariants; i++)
-            if (!mi->info.invariant_names[i]) {
+        for (int i = 0; i < mi->info.n_invariants; i++) {
+            const char *name = mi->info.invariant_names[i];
+            const char *problem = name ? descriptor_column_name_problem(name, 0) : NULL;
+            if (!name) {
                 host_error("model '%s': invariant %d has no name", v->name, i + 1);
                 return -1;
             }
+            if (problem) {
+                host_error("model '%s': invariant %d is named '%.64s', %s", v->name, i + 1,
+                           name, problem);
+                return -1;
+            }
+            for (int j = 0; j < i; j++)
+                if (strcmp(name, mi->info.invariant_names[j]) == 0) {
+                    host_error("model '%s': two invariants are named '%s'", v->name, name);
+                    return -1;
+                }
+        }
         v->invariants.fn = e->evaluate, v->invariants.ctx = mi->self;
         BIND(invariant_generator, EXT_FN(e, wb_invariants_ext, generator), fb_no_generator,
              SLOT_ENERGY);
@@ -516,6 +529,7 @@ model_instance *model_instance_create(const plugin *p, const double *params)
         return NULL;
     }
     mi->plugin = p;
+    mi->refs = 1;
     query_extensions(mi);
     if (check_extension_sizes(mi) != 0) {
         free(mi->params);
@@ -550,9 +564,15 @@ model_instance *model_instance_create(const plugin *p, const double *params)
     return mi;
 }
 
+void model_instance_retain(model_instance *mi)
+{
+    if (mi)
+        mi->refs++;
+}
+
 void model_instance_destroy(model_instance *mi)
 {
-    if (!mi)
+    if (!mi || --mi->refs > 0)
         return;
     if (mi->self)
         mi->plugin->model->destroy(mi->self);

@@ -22,8 +22,12 @@ typedef struct model_extensions {
 } model_extensions;
 
 /* params: one value per class parameter, or NULL for the defaults.
- * NULL with host_last_error() on failure. */
+ * NULL with host_last_error() on failure.  An instance is counted: the
+ * creator holds one reference, whoever keeps a pointer to it (a solution)
+ * takes another with model_instance_retain, and model_instance_destroy
+ * gives one back; the last one frees it. */
 model_instance *model_instance_create(const plugin *p, const double *params);
+void model_instance_retain(model_instance *mi);
 void model_instance_destroy(model_instance *mi);
 
 const wb_model *model_instance_view(const model_instance *mi);

@@ -26,6 +26,7 @@ typedef struct fallback_slot {
 } fallback_slot;
 
 struct model_instance {
+    long refs;              /* model_instance_retain / _destroy          */
     const plugin *plugin;
     void *self;
     wb_model_info info;
