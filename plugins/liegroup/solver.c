@@ -242,8 +242,13 @@ static int fixed_point(liegroup *lg, double t)
             return WB_OK;
         /* a contraction can oscillate on its way down, but not rise for long */
         rising = norm > previous ? rising + 1 : 0;
-        if (rising >= 25 && norm > 1e-6 * (1.0 + scale))
-            break;
+        if (rising >= 25 && norm > 1e-6 * (1.0 + scale)) {
+            lg->host->error(lg->host, "%s: the fixed-point iteration diverges at t = %.17g "
+                            "(h = %g): the increment rose for 25 sweeps to %.3e after %d; "
+                            "reduce h or use iteration = \"newton\"", lg->scheme->name, t,
+                            lg->h, norm, it + 1);
+            return WB_ERR_NEWTON;
+        }
         older = previous, previous = norm;
     }
     lg->host->error(lg->host, "%s: the fixed-point iteration did not converge at t = %.17g "

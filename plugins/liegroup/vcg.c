@@ -9,7 +9,9 @@
  *          - h sum_j (b_j a_ji / b_i) dexp*_{h a_ji xi_i} Ad*_{Q_ji^-1} nbar_j,
  * and mu1 = Ad*_{q1^-1} mubar1.  Q_ji is stage j's partial product up to
  * its factor i; factors with a_ij = 0 are the identity and skipped (a
- * DIRK tableau, such as a composition of midpoint steps, has many). */
+ * DIRK tableau, such as a composition of midpoint steps, has many), and a
+ * row's leading factors equal to the weights' are the nodes' (a
+ * composition's rows). */
 #include "liegroup.h"
 
 #include "wb_vec.h"
@@ -37,8 +39,15 @@ static int vcg_map(liegroup *lg, const double *z, double *z_next)
         wb_lie_compose(m, lg->g1, lg->node + (size_t)j * nq, lg->node + (size_t)(j + 1) * nq);
     }
     for (int i = 0; i < s; i++) {
-        vec_copy(nq, lg->q0, partial(lg, i, 0));
-        for (int j = 0; j < s; j++) {
+        /* where row i begins as b (a_ij = b_j for j < k), its partial
+         * products are the nodes: a composition of midpoint steps has
+         * k = i, and only its diagonal factor is new */
+        int k = 0;
+        while (k < s && lg->a[i * s + k] == lg->b[k])
+            k++;
+        for (int j = 0; j <= k; j++)
+            vec_copy(nq, lg->node + (size_t)j * nq, partial(lg, i, j));
+        for (int j = k; j < s; j++) {
             const double a_ij = lg->a[i * s + j];
             if (a_ij == 0.0) {
                 vec_copy(nq, partial(lg, i, j), partial(lg, i, j + 1));
