@@ -522,6 +522,121 @@ static int command_check_model(int argc, char **argv)
     return result;
 }
 
+static const char check_method_usage[] =
+    "usage: workbench check-method NAME [OPTION=VALUE...] [--quick] [--model MODEL]...\n"
+    "                              [--tol T] [--symplectic-tol T]\n"
+    "\n"
+    "Checks every claim method NAME makes at the given options (`workbench info\n"
+    "NAME` lists them) on every installed model it applies to (or each --model),\n"
+    "from the model's default state and from a perturbed consistent one: the\n"
+    "fitted order of a ladder of step sizes against a reference of higher order,\n"
+    "symplecticity of the step map on the constraint manifold, symmetry (h then\n"
+    "-h), energy and momentum conservation, bounded energy error without drift,\n"
+    "the constraint levels at the nodes, staying on the group, no Newton\n"
+    "iteration for an explicit method, and continuation from sol:final() bit for\n"
+    "bit.  Prints one row per claim and model; exits 1 when a claim fails.\n"
+    "\n"
+    "  OPTION=VALUE       a method option (a number, true/false, or a word)\n"
+    "  --quick            shorter runs and ladders (the test suite's mode)\n"
+    "  --model MODEL      check on MODEL only (repeatable)\n"
+    "  --tol T            conservation and constraint tolerance (default 1e-8)\n"
+    "  --symplectic-tol T tolerance of the symplecticity defect (default 1e-5)\n"
+    "\n"
+    "From a script: wb.check_method{method = NAME, options = {...}, models = {...},\n"
+    "quick = true} returns {failures =, checked =, rows = {...}}.\n";
+
+static int parse_positive(const char *flag, const char *text, double *out)
+{
+    char *end = NULL;
+    double x = text ? strtod(text, &end) : 0;
+    if (!text || end == text || *end || !(x > 0)) {
+        fprintf(stderr, "workbench: check-method: %s needs a positive number\n", flag);
+        return -1;
+    }
+    *out = x;
+    return 0;
+}
+
+static int command_check_method(int argc, char **argv)
+{
+    if (argc < 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+        fputs(check_method_usage, argc < 1 ? stderr : stdout);
+        return argc < 1 ? 2 : 0;
+    }
+    lua_State *L = new_state();
+    if (!L)
+        return 1;
+    lua_pushcfunction(L, traceback);
+    lua_getglobal(L, "wb");
+    lua_getfield(L, -1, "check_method");
+    lua_remove(L, -2);
+    lua_newtable(L); /* the spec */
+    int spec = lua_gettop(L);
+    lua_newtable(L);
+    int options = lua_gettop(L);
+    lua_newtable(L);
+    int models = lua_gettop(L);
+    int n_models = 0, usage = 0;
+    lua_pushstring(L, argv[0]);
+    lua_setfield(L, spec, "method");
+    for (int a = 1; a < argc && !usage; a++) {
+        double x;
+        if (strcmp(argv[a], "--quick") == 0) {
+            lua_pushboolean(L, 1);
+            lua_setfield(L, spec, "quick");
+        } else if (strcmp(argv[a], "--model") == 0 && a + 1 < argc) {
+            lua_pushstring(L, argv[++a]);
+            lua_rawseti(L, models, ++n_models);
+        } else if (strcmp(argv[a], "--tol") == 0 || strcmp(argv[a], "--symplectic-tol") == 0) {
+            const char *flag = argv[a];
+            if (parse_positive(flag, a + 1 < argc ? argv[++a] : NULL, &x) != 0) {
+                usage = 1;
+                break;
+            }
+            lua_pushnumber(L, x);
+            lua_setfield(L, spec, flag[2] == 't' ? "tol" : "symplectic_tol");
+        } else if (argv[a][0] != '-' && strchr(argv[a], '=')) {
+            char *eq = strchr(argv[a], '=');
+            lua_pushlstring(L, argv[a], (size_t)(eq - argv[a]));
+            char *end = NULL;
+            double value = strtod(eq + 1, &end);
+            if (eq[1] && end && !*end)
+                lua_pushnumber(L, value);
+            else if (strcmp(eq + 1, "true") == 0 || strcmp(eq + 1, "false") == 0)
+                lua_pushboolean(L, eq[1] == 't');
+            else
+                lua_pushstring(L, eq + 1);
+            lua_settable(L, options);
+        } else {
+            fprintf(stderr, "workbench: check-method: unknown argument '%s'\n\n%s", argv[a],
+                    check_method_usage);
+            usage = 1;
+        }
+    }
+    if (usage) {
+        lua_close(L);
+        return 2;
+    }
+    if (n_models > 0) {
+        lua_pushvalue(L, models);
+        lua_setfield(L, spec, "models");
+    }
+    lua_pushvalue(L, options);
+    lua_setfield(L, spec, "options");
+    lua_settop(L, spec);
+    int status = lua_pcall(L, 1, 1, 1);
+    int result = 0;
+    if (status != LUA_OK) {
+        fprintf(stderr, "workbench: %s\n", lua_tostring(L, -1));
+        result = 1;
+    } else {
+        lua_getfield(L, -1, "failures");
+        result = lua_tointeger(L, -1) > 0 ? 1 : 0;
+    }
+    lua_close(L);
+    return result;
+}
+
 /* ---- main ---------------------------------------------------------------------------- */
 
 static void cleanup(void)
@@ -574,6 +689,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(command, "check-model") == 0)
         return command_check_model(argc - i - 1, argv + i + 1);
+    if (strcmp(command, "check-method") == 0)
+        return command_check_method(argc - i - 1, argv + i + 1);
     if (strcmp(command, "sweep") == 0) {
         lua_sweep_mode mode;
         int status = sweep_parse(argc - i - 1, argv + i + 1, argv + 1, i - 1, &mode);

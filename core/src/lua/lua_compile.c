@@ -213,9 +213,6 @@ static int compile_plugin(lua_State *L)
     return load(L, so_path);
 }
 
-extern const char workbench_model_compiler_source[];
-extern const unsigned long workbench_model_compiler_source_size;
-
 void lua_compile_register(lua_State *L)
 {
     static const luaL_Reg functions[] = {
@@ -225,9 +222,4 @@ void lua_compile_register(lua_State *L)
         {NULL, NULL},
     };
     luaL_setfuncs(L, functions, 0);
-    if (luaL_loadbuffer(L, workbench_model_compiler_source, workbench_model_compiler_source_size,
-                        "=model_compiler.lua") != LUA_OK)
-        lua_error(L);
-    lua_pushvalue(L, -2);
-    lua_call(L, 1, 0);
 }

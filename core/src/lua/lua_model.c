@@ -438,6 +438,8 @@ static int model_index(lua_State *L)
                 lua_pushstring(L, *id);
                 lua_rawseti(L, -2, ++n);
             }
+    } else if (strcmp(key, "constraints_quadratic") == 0) {
+        lua_pushboolean(L, m->n_holonomic > 0 && (m->holonomic_flags & WB_HOLONOMIC_QUADRATIC));
     } else if (strcmp(key, "mass_constant") == 0) {
         lua_pushboolean(L, m->mass_constant);
     } else if (strcmp(key, "invariant_names") == 0) {

@@ -685,19 +685,6 @@ static int check_model_from_lua(lua_State *L)
     return 1;
 }
 
-extern const char workbench_autodiff_source[];
-extern const unsigned long workbench_autodiff_source_size;
-extern const char workbench_model_definition_source[];
-extern const unsigned long workbench_model_definition_source_size;
-
-static void run_embedded(lua_State *L, const char *source, unsigned long size, const char *name)
-{
-    if (luaL_loadbuffer(L, source, size, name) != LUA_OK)
-        lua_error(L);
-    lua_pushvalue(L, -2);
-    lua_call(L, 1, 0);
-}
-
 void lua_model_definition_register(lua_State *L)
 {
     luaL_newmetatable(L, DEFINITION_TYPE);
@@ -711,7 +698,4 @@ void lua_model_definition_register(lua_State *L)
     lua_setfield(L, -2, "_register_model");
     lua_pushcfunction(L, check_model_from_lua);
     lua_setfield(L, -2, "check_model");
-    run_embedded(L, workbench_autodiff_source, workbench_autodiff_source_size, "=autodiff.lua");
-    run_embedded(L, workbench_model_definition_source, workbench_model_definition_source_size,
-                 "=model_definition.lua");
 }

@@ -447,6 +447,40 @@ static int wall_clock(lua_State *L)
 
 /* ---- the module ------------------------------------------------------------------------ */
 
+/* The Lua halves beside workbench.lua and sweep.lua, in the order they
+ * build on each other; each runs once with the module table. */
+#define EMBEDDED(name)                                   \
+    extern const char workbench_##name##_source[];       \
+    extern const unsigned long workbench_##name##_source_size;
+EMBEDDED(autodiff)
+EMBEDDED(model_definition)
+EMBEDDED(model_compiler)
+EMBEDDED(check_method)
+#undef EMBEDDED
+
+static void run_embedded_halves(lua_State *L)
+{
+    static const struct {
+        const char *source;
+        const unsigned long *size;
+        const char *name;
+    } halves[] = {
+        {workbench_autodiff_source, &workbench_autodiff_source_size, "=autodiff.lua"},
+        {workbench_model_definition_source, &workbench_model_definition_source_size,
+         "=model_definition.lua"},
+        {workbench_model_compiler_source, &workbench_model_compiler_source_size,
+         "=model_compiler.lua"},
+        {workbench_check_method_source, &workbench_check_method_source_size,
+         "=check_method.lua"},
+    };
+    for (size_t i = 0; i < sizeof halves / sizeof halves[0]; i++) {
+        if (luaL_loadbuffer(L, halves[i].source, *halves[i].size, halves[i].name) != LUA_OK)
+            lua_error(L);
+        lua_pushvalue(L, -2);
+        lua_call(L, 1, 0);
+    }
+}
+
 int luaopen_workbench(lua_State *L)
 {
     static const luaL_Reg functions[] = {
@@ -474,6 +508,7 @@ int luaopen_workbench(lua_State *L)
     lua_setfield(L, -2, "version");
     lua_pushfstring(L, "%d.%d", WB_ABI_MAJOR, WB_ABI_MINOR);
     lua_setfield(L, -2, "abi");
+    run_embedded_halves(L);
     lua_pushvalue(L, -1);
     lua_setglobal(L, "wb");
     return 1;
