@@ -79,8 +79,9 @@ static const wb_option_spec options[] = {
     {"tol", WB_OPT_NUMBER, 1e-12, 1e-16, 1e-3, NULL, NULL,
      "Newton tolerance on the residuals (momenta, Psi/h)"},
     {"max_iter", WB_OPT_INTEGER, 50, 1, 1000, NULL, NULL, "Newton iterations per step"},
-    {"iteration", WB_OPT_CHOICE, 0, 0, 0, "newton", "newton|simplified",
-     "full Newton, or simplified Newton reusing the step's first Jacobian"},
+    {"iteration", WB_OPT_CHOICE, 0, 0, 0, "auto", "auto|newton|simplified",
+     "auto: simplified Newton (the step's first Jacobian), and full Newton from the same "
+     "guess if that fails; newton: full Newton; simplified: simplified only"},
     {"step_tol", WB_OPT_NUMBER, 0, 0, 1e-3, NULL, NULL,
      "also converged when the Newton update is below step_tol (1 + |x|); 0: the residual "
      "test alone"},
@@ -111,6 +112,7 @@ static void destroy(void *inst)
     if (L->newton)
         L->host->newton_destroy(L->host, L->newton);
     free(L->st);
+    free(L->own);
     free(L->ipiv);
     free(L->x);
     free(L);
@@ -129,15 +131,17 @@ static int allocate(lobatto *L)
     const size_t d = (size_t)L->d, k = (size_t)L->k, nq = (size_t)L->nq, s = (size_t)L->s;
     const size_t N = (size_t)L->N;
     const size_t per_stage = 8 * d + 2 * nq + 4 * d * d + 2 * d * d * d + 5 * d * d + 2 * k * d +
-                             8 * d * N;
+                             10 * d * N;
     const size_t global = 3 * d * d + 4 * d + 2 * d * d + 2 * k * d + k + 6 * d * N +
                           3 * d * d + 5 * d + 2 * d + 6 * d + d + 60 + 3 * k + 2 * N + 3 * N +
-                          N * N;
+                          N * N + d * d * d;
     L->st = calloc(s, sizeof *L->st);
+    L->own = calloc(2 * s, sizeof *L->own);
     L->ipiv = calloc(d + 1, sizeof(int));
     L->x = calloc(per_stage * s + global, sizeof(double));
-    if (!L->st || !L->ipiv || !L->x)
+    if (!L->st || !L->own || !L->ipiv || !L->x)
         return WB_ERR_NOMEM;
+    L->last = L->own + s;
     double *c = L->x;
     L->x = carve(&c, N); /* x first: destroy() frees the block through it */
     L->guess = carve(&c, N);
@@ -160,6 +164,7 @@ static int allocate(lobatto *L)
         S->dX = carve(&c, d * N), S->zeta = carve(&c, d * N), S->deta = carve(&c, d * N);
         S->dmu = carve(&c, d * N), S->df = carve(&c, d * N), S->dN = carve(&c, d * N);
         S->dPi = carve(&c, d * N), S->dK = carve(&c, d * N);
+        S->dUN = carve(&c, d * N), S->dUsN = carve(&c, d * N);
     }
     L->M = carve(&c, d * d), L->Minv = carve(&c, d * d), L->S = carve(&c, d * d);
     L->y = carve(&c, d), L->z = carve(&c, d), L->mu_row = carve(&c, d), L->eta_c = carve(&c, d);
@@ -176,6 +181,7 @@ static int allocate(lobatto *L)
     L->zero_d = carve(&c, d);
     L->bern = carve(&c, 60);
     L->nu0 = carve(&c, k), L->nu1 = carve(&c, k), L->zero_nu = carve(&c, k);
+    L->D0 = carve(&c, d * d * d);
     L->newton = L->host->newton_create(L->host, L->N);
     return L->newton ? WB_OK : WB_ERR_NOMEM;
 }
@@ -266,7 +272,10 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
     host->newton_defaults(host, &L->newton_options);
     L->newton_options.tol = opts[OPT_TOL].number;
     L->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
-    L->newton_options.simplified = opts[OPT_ITERATION].string[0] == 's';
+    L->iteration = opts[OPT_ITERATION].string[0] == 'n'   ? ITERATION_NEWTON
+                   : opts[OPT_ITERATION].string[0] == 's' ? ITERATION_SIMPLIFIED
+                                                          : ITERATION_AUTO;
+    L->newton_options.simplified = L->iteration != ITERATION_NEWTON;
     L->newton_options.step_tol = opts[OPT_STEP_TOL].number;
     if (allocate(L) != WB_OK) {
         destroy(L);
@@ -274,6 +283,8 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
         return WB_ERR_NOMEM;
     }
     retraction_setup(L);
+    if (!flat && retraction == RETRACTION_CAY)
+        build_tensor(L, L->zero_d, L->D0);
     if (flat) {
         wb_mass(model, L->zero_d, L->M); /* constant: any q will do */
         wb_constant_inverse_mass(model, L->fd_x, L->Minv);
@@ -362,6 +373,26 @@ static void guess_stages(lobatto *L, const double *q0, const double *p0, double 
     }
 }
 
+/* Newton from the guess in x: simplified first under `auto`, and full
+ * Newton from the same guess when the simplified iteration does not
+ * converge (it contracts only for steps small against the Jacobian's
+ * variation). */
+static int solve(lobatto *L, wb_step_stats *stats)
+{
+    const wb_host *host = L->host;
+    int status = host->newton_solve(host, L->newton, lobatto_residual, lobatto_jacobian, L, L->x,
+                                    &L->newton_options, stats, NULL);
+    if (L->iteration != ITERATION_AUTO ||
+        (status != WB_ERR_NEWTON && status != WB_ERR_NONFINITE && status != WB_ERR_SINGULAR))
+        return status;
+    vec_copy(L->N, L->guess, L->x);
+    L->newton_options.simplified = 0;
+    status = host->newton_solve(host, L->newton, lobatto_residual, lobatto_jacobian, L, L->x,
+                                &L->newton_options, stats, NULL);
+    L->newton_options.simplified = 1;
+    return status;
+}
+
 static int step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
                 double *p1, wb_step_stats *stats)
 {
@@ -374,6 +405,7 @@ static int step(void *inst, double t, double h, const double *q0, const double *
     guess_stages(L, q0, p0, h);
     for (int j = 0; j < L->n_unknown_nu; j++)
         vec_copy(k, L->nu0, L->x + (size_t)s * d + (size_t)j * k);
+    vec_copy(L->N, L->x, L->guess);
     if (L->check_jacobian) {
         int row, col;
         const double gap = lobatto_jacobian_gap(L, L->x, &row, &col);
@@ -385,8 +417,7 @@ static int step(void *inst, double t, double h, const double *q0, const double *
             return WB_ERR_MODEL;
         }
     }
-    int status = L->host->newton_solve(L->host, L->newton, lobatto_residual, lobatto_jacobian,
-                                       L, L->x, &L->newton_options, stats, NULL);
+    int status = solve(L, stats);
     if (status == WB_OK)
         status = lobatto_outputs(L, L->x, q1, p1);
     if (status == WB_OK && !(vec_all_finite(L->nq, q1) && vec_all_finite(d, p1))) {

@@ -35,6 +35,8 @@ enum constraint_variant {
 
 enum retraction_kind { RETRACTION_CAY = 0, RETRACTION_EXP = 1 };
 
+enum iteration_kind { ITERATION_AUTO = 0, ITERATION_NEWTON = 1, ITERATION_SIMPLIFIED = 2 };
+
 /* Per-stage values: the stage's algebra increment X, element G = tau(X) g0,
  * velocity eta = dtau_X H, the model's momentum mu(G, eta) and force
  * f = n(G, eta) - A^T nu, the transported N = dtau_X^T f and
@@ -54,6 +56,7 @@ typedef struct stage {
     double *A, *B;              /* D_v phi, D_g phi at (G, eta), k x d            */
     /* tangents (d x N): derivatives in the unknowns */
     double *dX, *zeta, *deta, *dmu, *df, *dN, *dPi, *dK;
+    double *dUN, *dUsN;         /* of U_i^T N^i and U_s^T N^i                    */
 } stage;
 
 /* A constraint row block: where and on which momentum the constraint acts. */
@@ -68,7 +71,7 @@ typedef struct lobatto {
     const wb_model *model;
     int flat;                   /* vector space: tau(X) q = q + X                */
     int s, nq, d, k;            /* stages, group numbers, algebra dim, constraints */
-    int variant, retraction;
+    int variant, retraction, iteration;
     int n_unknown_nu;           /* multipliers solved for                        */
     int N;                      /* unknowns: s d + n_unknown_nu k                */
     int nu_first;               /* stage of the first unknown multiplier (0-based) */
@@ -88,6 +91,8 @@ typedef struct lobatto {
     int failure;                /* a status from inside the residual             */
 
     stage *st;
+    const double **own, **last; /* per stage: the tangents of U_j^T N^j, U_s^T N^j */
+    double *D0;                 /* cay: D(dtauinv) at X = 0, d^3                  */
     double *M, *Minv;           /* vector space: constant mass matrix, inverse   */
     double *S;                  /* dtauinv at xi = X_s (d x d)                   */
     double *y, *z, *mu_row, *eta_c, *Jxi_c, *Jg_c, *A_c, *B_c, *phi;
@@ -121,6 +126,8 @@ int retraction_Dinv2(lobatto *L, const double *X, const double *v, const double 
 /* out = D_X[dtauinv_X v](.)^T mu: <out, w> = <mu, D_X[dtauinv_X v] w> */
 int retraction_Dinv_star(lobatto *L, const double *X, const double *v, const double *mu,
                          double *out);
+/* D[r][c] = D_X[dtauinv_X e_r] e_c at X (d^3 values) */
+int build_tensor(lobatto *L, const double *X, double *D);
 /* The d x d matrix of a linear map of the algebra, column by column. */
 void matrix_of(lobatto *L, void (*map)(lobatto *, const double *, const double *, double *),
                const double *X, double *Mat);

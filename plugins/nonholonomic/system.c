@@ -82,7 +82,7 @@ static void transpose_times(int d, const double *A, const double *B, double *C)
 }
 
 /* D[r][c] = D_X[dtauinv_X e_r] e_c at X */
-static int build_tensor(lobatto *L, const double *X, double *D)
+int build_tensor(lobatto *L, const double *X, double *D)
 {
     const int d = L->d;
     double *er = L->v3, *ec = L->v4;
@@ -261,10 +261,18 @@ static int evaluate_stage(lobatto *L, const double *x, int i, int with_jacobian)
     if (!L->flat) {
         matrix_of(L, matrix_dtau, S->Xm, S->Tm);
         int status = build_tensor(L, S->X, S->Dp);
-        if (status == WB_OK)
-            status = build_tensor(L, S->Xm, S->Dm);
         if (status != WB_OK)
             return status;
+        if (L->retraction == RETRACTION_CAY) {
+            /* D(dtauinv) is affine in X for cay: D(-X) = 2 D(0) - D(X), exactly */
+            const size_t n3 = (size_t)d * d * d;
+            for (size_t e = 0; e < n3; e++)
+                S->Dm[e] = 2.0 * L->D0[e] - S->Dp[e];
+        } else {
+            status = build_tensor(L, S->Xm, S->Dm);
+            if (status != WB_OK)
+                return status;
+        }
     }
     return WB_OK;
 }
@@ -469,19 +477,33 @@ static void stage_tangents(lobatto *L, int i)
     tan_gemm(d, d, N, L->m3, 0, S->dX, 1.0, S->dK);
 }
 
-/* dy (d x N) of U_j^T N^j summed with weights w_j: sum_j w_j [U_j^T dN_j - Q(Dm_j, N_j) dX_j]
- * (flat: sum_j w_j dN_j), added into T */
-static void add_transported(lobatto *L, int j, double w, int U_stage, double *T)
+/* The tangent of U_u^T N^j, u = j or the last stage: U_u^T dN_j -
+ * Q(Dm_u, N_j) dX_u (dN_j itself on a vector space), into T. */
+static void transported_tangent(lobatto *L, int j, int u, double *T)
 {
     const int d = L->d, N = L->N;
-    const stage *Sj = &L->st[j], *Su = &L->st[U_stage];
-    if (L->flat) {
-        vec_axpy(d * N, w, Sj->dN, T);
-        return;
-    }
-    tan_gemm(d, d, N, Su->U, 1, Sj->dN, w, T);
+    const stage *Sj = &L->st[j], *Su = &L->st[u];
+    tan_zero(d, N, T);
+    tan_gemm(d, d, N, Su->U, 1, Sj->dN, 1.0, T);
     tensor_contract(d, Su->Dm, Sj->N, L->m1);
-    tan_gemm(d, d, N, L->m1, 0, Su->dX, -w, T);
+    tan_gemm(d, d, N, L->m1, 0, Su->dX, -1.0, T);
+}
+
+/* Every stage's transported force tangents, once per Jacobian: own[j] for
+ * U_j^T N^j, last[j] for U_s^T N^j (on a vector space both are dN_j). */
+static void transported_tangents(lobatto *L)
+{
+    const int s = L->s;
+    for (int j = 0; j < s; j++) {
+        if (L->flat) {
+            L->own[j] = L->last[j] = L->st[j].dN;
+            continue;
+        }
+        L->own[j] = L->st[j].dUN;
+        L->last[j] = L->st[j].dUsN;
+        transported_tangent(L, j, j, L->st[j].dUN);
+        transported_tangent(L, j, s - 1, L->st[j].dUsN);
+    }
 }
 
 /* T += d(AdS_{X_i} y) = AdS dy - AdS Y(y) Tm dX_i */
@@ -512,6 +534,7 @@ int lobatto_jacobian(void *user, const double *x, double *J)
         return status;
     for (int i = 0; i < s; i++)
         stage_tangents(L, i);
+    transported_tangents(L);
     const stage *Ss = &L->st[s - 1];
     for (int i = 0; i < s; i++) {
         double *Ji = J + (size_t)i * d * N;
@@ -541,13 +564,13 @@ int lobatto_jacobian(void *user, const double *x, double *J)
             if (L->flat) {
                 const double w = L->h * L->ah[i * s + j];
                 if (w != 0.0)
-                    add_transported(L, j, w, j, L->dz);
+                    vec_axpy(d * N, w, L->own[j], L->dz);
                 continue;
             }
             const double bj = L->h * L->b[j], ratio = L->a[j * s + i] / L->b[i];
-            add_transported(L, j, bj, j, L->dz);
+            vec_axpy(d * N, bj, L->own[j], L->dz);
             if (ratio != 0.0)
-                add_transported(L, j, -bj * ratio, s - 1, L->dz);
+                vec_axpy(d * N, -bj * ratio, L->last[j], L->dz);
         }
         if (L->flat) {
             vec_axpy(d * N, -1.0, L->dz, Ji);
@@ -575,7 +598,7 @@ int lobatto_jacobian(void *user, const double *x, double *J)
         for (int j = 0; j < s; j++) {
             const double w = L->h * L->a[i * s + j];
             if (w != 0.0)
-                add_transported(L, j, w, j, L->dy);
+                vec_axpy(d * N, w, L->own[j], L->dy);
         }
         iiia_momentum(L, i, L->y, L->mu_row);
         tan_zero(d, N, L->dmu_row);

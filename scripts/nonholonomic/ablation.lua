@@ -56,7 +56,7 @@ local floor = 1e-12
 
 local function study(v, s)
   local r = {q = {}, p = {}, nu = {}, phi = 0}
-  local method = common.lobatto(s, {constraint = v.constraint, tol = 1e-13, step_tol = 1e-15,
+  local method = common.lobatto(s, {constraint = v.constraint, tol = 1e-13, step_tol = 1e-15, iteration = "newton",
                                     nu_check = v.wrong_start and 0 or 0.1})
   for i, h in ipairs(hs) do
     local run = common.final(model, method, h, T,

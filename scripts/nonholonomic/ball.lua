@@ -91,7 +91,7 @@ wb.check(by_tol[#by_tol] < 1e-3 * by_tol[1],
 -- the moving energy's oscillation over the first period, h = 0.1 and 0.05
 local first = {}
 for i, h in ipairs{0.1, 0.05} do
-  local sol = run{h = h, T = P, options = {tol = 1e-13, step_tol = 1e-15}}
+  local sol = run{h = h, T = P, options = {tol = 1e-13, step_tol = 1e-15, iteration = "newton"}}
   first[i] = wb.drift(sol:column("moving_energy"))
 end
 local exponent = math.log(first[1] / first[2]) / math.log(2)

@@ -11,7 +11,7 @@
 -- explicit but for one k x k solve.  This script steps that scheme in Lua,
 -- from the model's gradient and its constraint alone (A's rows from
 -- Phi(q, e_j), Phi being linear), and compares it step by step with
--- nonholonomic.lobatto at s = 2 (Newton to round-off: tol 1e-13, step_tol
+-- nonholonomic.lobatto at s = 2 (full Newton to round-off: tol 1e-13, step_tol
 -- 1e-15) on the three vector-space models of the paper: the particle, the
 -- transmission (eps = 1/2, oscillating regime) and the chaotic system
 -- (member 7 of the J = 20 ensemble; a short horizon, since its chaos
@@ -106,7 +106,7 @@ local function closed_form_step(model, q, p, lambda, h)
   return q1, p1, lambda1
 end
 
-local method = wb.method("lobatto", {s = 2, tol = 1e-13, step_tol = 1e-15})
+local method = wb.method("lobatto", {s = 2, tol = 1e-13, step_tol = 1e-15, iteration = "newton"})
 local rows = {}
 for _, c in ipairs(cases) do
   local m = c.model

@@ -106,3 +106,20 @@ do
   wb.check(not sol.ok and tostring(sol.failure):find("series", 1, true) ~= nil,
            "exp retraction, |Xi| = 10: the step fails naming the series: " .. tostring(sol.failure))
 end
+
+-- 6. The iterations solve the same equations: auto (simplified Newton, full
+-- Newton as the fallback), newton and simplified agree to their tolerance.
+for _, name in ipairs{"chaotic_nonholonomic", "ball_turntable"} do
+  local m = wb.model(name)
+  local finals = {}
+  for _, iteration in ipairs{"auto", "newton", "simplified"} do
+    local sol = wb.integrate{model = m, h = 0.1, t_end = 5,
+                             method = wb.method("lobatto", {s = 3, iteration = iteration, tol = 1e-13})}
+    local q, p = sol:final()
+    finals[iteration] = wb.concat(q, p)
+  end
+  wb.expect_below(wb.norm(wb.sub(finals.auto, finals.newton), "inf"), 1e-11,
+                  name .. ": auto = newton to the tolerance")
+  wb.expect_below(wb.norm(wb.sub(finals.simplified, finals.newton), "inf"), 1e-11,
+                  name .. ": simplified = newton to the tolerance")
+end
