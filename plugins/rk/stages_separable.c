@@ -29,7 +29,7 @@ int separable_setup(stage_solver *s)
 {
     const int st = s->s, n = s->n, sn = st * n;
     size_t doubles = 3 * (size_t)st * st + 3 * (size_t)st + 4 * (size_t)sn + (size_t)sn * sn +
-                     (size_t)st * n * n + 3 * (size_t)n + (size_t)n * n;
+                     (size_t)st * n * n + 5 * (size_t)n; /* v0, diagonal, column, 2 n scratch */
     s->separable = calloc(doubles, sizeof(double));
     s->qpivots = calloc((size_t)sn, sizeof(int));
     if (!s->separable || !s->qpivots)

@@ -39,9 +39,8 @@
  *     alternatives in wb_method.requires ("wb.mechanical/1|...").
  *   - 1.2 added: aux groups of nq- or nv-blocks whose count the options
  *     set (WB_AUX_CONFIGURATION_BLOCKS, WB_AUX_VELOCITY_BLOCKS,
- *     wb_method.aux_blocks), the counters of
- *     fixed-point and Newton steps in wb_step_stats, and the extension
- *     wb.sparsity/1 (the nonzero pattern of a model's matrices).
+ *     wb_method.aux_blocks), and the counters of fixed-point and Newton
+ *     steps in wb_step_stats.
  */
 #ifndef WORKBENCH_ABI_H
 #define WORKBENCH_ABI_H
