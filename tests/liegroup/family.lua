@@ -62,6 +62,15 @@ end
 -- 2. compositions and one map in three forms ----------------------------------
 local dipole = wb.model("dipole")
 local q0, p0 = dipole:initial()
+for _, sign in ipairs{-1, 1} do
+  local m = wb.model("dipole", {gravity_sign = sign})
+  wb.expect_near(m:energy(m:initial()), -0.04623925371591653, 1e-17,
+                 string.format("dipole: H(0) at the paper's data, gravity sign %d", sign))
+end
+do
+  local xi = dipole:vector_field(q0, p0)
+  wb.expect_below(wb.norm(wb.sub(xi, {0, 1, 0}), "inf"), 1e-15, "dipole: xi(0) = e2, as the paper chose mu(0)")
+end
 local mid = wb.tableau.gauss(1)
 local function yoshida6()
   local g = {0.78451361047755726381949763, 0.23557321335935813368479318,
