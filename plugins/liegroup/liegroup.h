@@ -64,6 +64,7 @@ struct liegroup {
     double tol;                  /* 0: to machine precision                 */
     int max_iter;
     int warm_start;
+    int carries_guess;           /* the method declares the aux "guess"     */
     int n_unknowns;
     double *z, *z_next;
     wb_newton *newton;
@@ -128,6 +129,7 @@ typedef struct liegroup_config {
     double tol;
     int max_iter;
     int warm_start;
+    int carries_guess;           /* aux guess_valid, guess declared          */
 } liegroup_config;
 
 int liegroup_create(const wb_host *host, const wb_model *model, const liegroup_config *config,

@@ -157,7 +157,8 @@ static int validate_variational(const wb_host *host, const wb_option_value *opts
 /* ---- create ------------------------------------------------------------------------------ */
 
 static int create_with(const wb_host *host, const wb_model *model, const wb_option_value *opts,
-                       void **inst, const liegroup_scheme *scheme, int cutoff, int warm_start)
+                       void **inst, const liegroup_scheme *scheme, int cutoff, int warm_start,
+                       int carries_guess)
 {
     const char *it = opts[OPT_ITERATION].string;
     liegroup_config config = {
@@ -170,6 +171,7 @@ static int create_with(const wb_host *host, const wb_model *model, const wb_opti
         .tol = opts[OPT_TOL].number,
         .max_iter = (int)opts[OPT_MAX_ITER].number,
         .warm_start = warm_start,
+        .carries_guess = carries_guess,
     };
     return liegroup_create(host, model, &config, inst);
 }
@@ -180,21 +182,21 @@ static int create_vrkmk(const wb_host *host, const wb_model *model, const wb_opt
     const int p = liegroup_pair_order(opts[OPT_TABLEAU].tableau);
     return create_with(host, model, opts, inst, &liegroup_vrkmk_scheme,
                        effective_cutoff(opts, OPT_VRKMK_CUTOFF, p),
-                       opts[OPT_WARM_START].number != 0);
+                       opts[OPT_WARM_START].number != 0, 1);
 }
 
 static int create_cmo(const wb_host *host, const wb_model *model, const wb_option_value *opts,
                       void **inst)
 {
     return create_with(host, model, opts, inst, &liegroup_cmo_scheme, 0,
-                       opts[OPT_WARM_START].number != 0);
+                       opts[OPT_WARM_START].number != 0, 1);
 }
 
 static int create_vcg(const wb_host *host, const wb_model *model, const wb_option_value *opts,
                       void **inst)
 {
     return create_with(host, model, opts, inst, &liegroup_vcg_scheme, 0,
-                       opts[OPT_WARM_START].number != 0);
+                       opts[OPT_WARM_START].number != 0, 1);
 }
 
 static int create_rkmk(const wb_host *host, const wb_model *model, const wb_option_value *opts,
@@ -202,7 +204,7 @@ static int create_rkmk(const wb_host *host, const wb_model *model, const wb_opti
 {
     const wb_tableau *t = opts[OPT_TABLEAU].tableau;
     return create_with(host, model, opts, inst, &liegroup_rkmk_scheme,
-                       effective_cutoff(opts, OPT_RKMK_CUTOFF, t->order_first), 0);
+                       effective_cutoff(opts, OPT_RKMK_CUTOFF, t->order_first), 0, 0);
 }
 
 static int create_lie_euler(const wb_host *host, const wb_model *model,

@@ -70,6 +70,7 @@ int liegroup_create(const wb_host *host, const wb_model *model, const liegroup_c
     lg->cutoff = config->cutoff;
     lg->iteration = config->iteration, lg->tol = config->tol;
     lg->max_iter = config->max_iter, lg->warm_start = config->warm_start;
+    lg->carries_guess = config->carries_guess;
     lg->sequential = sequential(config->scheme, t);
     lg->n_unknowns = liegroup_guess_blocks(config->scheme, t) * nv;
 
@@ -134,7 +135,7 @@ int liegroup_start(void *inst, double t, double h, const double *q, const double
     liegroup *lg = inst;
     (void)t, (void)h;
     lg->have_guess = 0;
-    if (!aux)
+    if (!aux || !lg->carries_guess)
         return WB_OK;
     /* aux: guess_valid (1 value), then guess (n_unknowns values) */
     if (aux[0] != 0.0 && aux[0] != 1.0) {
