@@ -175,6 +175,18 @@ static int describe(const wb_option_value *opts, wb_method_props *out)
     return WB_OK;
 }
 
+/* Without holonomic constraints HBVM(k, s) is of order 2s (the line
+ * integral's Gauss collocation); with them the piecewise-constant
+ * multiplier makes it 2. */
+static int describe_model(const wb_option_value *opts, const wb_model *model,
+                          wb_method_props *out)
+{
+    int status = describe(opts, out);
+    if (status == WB_OK && model->n_holonomic == 0)
+        out->order = 2 * (int)opts[OPT_S].number;
+    return status;
+}
+
 static const wb_method hbvm_method = {
     .struct_size = sizeof(wb_method),
     WB_METHOD_ELEMENT_SIZES,
@@ -199,6 +211,7 @@ static const wb_method hbvm_method = {
     .start = start,
     .step = step,
     .aux_values = aux_values,
+    .describe_model = describe_model,
 };
 
 static const wb_method *const methods[] = {&hbvm_method};

@@ -8,4 +8,5 @@ STAGE_SOLVER_FAMILY("rk", rk, "gauss2",
                     "Butcher tableau (object or name, e.g. gauss3, rk4, radau_iia2)",
                     "Runge-Kutta method with any tableau on Hamilton's equations",
                     "the tableau's (Gauss s: 2s, Radau: 2s-1, Lobatto: 2s-2)",
-                    "explicit and implicit Runge-Kutta methods with any tableau", NULL);
+                    "explicit and implicit Runge-Kutta methods with any tableau",
+                    stage_method_validate_rk);

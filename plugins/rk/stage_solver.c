@@ -486,6 +486,18 @@ int stage_method_describe_prk(const wb_option_value *opts, wb_method_props *out)
     return describe(opts[STAGE_OPT_TABLEAU].tableau, 1, out);
 }
 
+/* rk with a pair would integrate with its first tableau alone: refused. */
+int stage_method_validate_rk(const wb_host *host, const wb_option_value *opts)
+{
+    const wb_tableau *t = opts[STAGE_OPT_TABLEAU].tableau;
+    if (!t->a2)
+        return WB_OK;
+    host->error(host, "tableau '%s' is a partitioned pair (a, b on q; a2, b2 on p): rk takes "
+                      "one tableau; integrate the pair with prk (wb.method(\"prk\", {tableau = "
+                      "...})), or give rk a single tableau", t->name);
+    return WB_ERR_INVALID;
+}
+
 int stage_method_validate_prk(const wb_host *host, const wb_option_value *opts)
 {
     const wb_tableau *t = opts[STAGE_OPT_TABLEAU].tableau;

@@ -149,6 +149,7 @@ int stage_method_step(void *inst, double t, double h, const double *q0, const do
 int stage_method_describe_rk(const wb_option_value *opts, wb_method_props *out);
 int stage_method_describe_prk(const wb_option_value *opts, wb_method_props *out);
 /* prk refuses a tableau that is not a pair when its options are set. */
+int stage_method_validate_rk(const wb_host *host, const wb_option_value *opts);
 int stage_method_validate_prk(const wb_host *host, const wb_option_value *opts);
 
 #endif

@@ -204,6 +204,13 @@ typedef struct wb_method {
      * 0 is allowed (the group is then empty).  Required when a group is
      * declared so; may depend on the options. */
     uint32_t (*aux_blocks)(const wb_option_value *opts, uint32_t group);
+    /* Properties for these options on a given model, where they depend on
+     * it (HBVM(k, s): order 2s without constraints, 2 with them).
+     * Optional: describe() otherwise.  Called with the model's view and no
+     * instance; it reads the view's dimensions and flags, never calls the
+     * model's functions. */
+    int (*describe_model)(const wb_option_value *opts, const wb_model *model,
+                          wb_method_props *out);
 } wb_method;
 
 /* The 1.1 element sizes, for a method's designated initializer. */

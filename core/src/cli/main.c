@@ -22,25 +22,65 @@ extern const unsigned long workbench_lua_source_size;
 
 static const char usage[] =
     "usage: workbench [options] SCRIPT.lua [ARGS...]\n"
-    "       workbench [options] list\n"
-    "       workbench [options] info NAME\n"
-    "       workbench [options] check-model NAME [PARAM=VALUE...] [--tol T]\n"
-    "       workbench [options] sweep [flags] SCRIPT.lua [ARGS...]   (sweep --help)\n"
+    "       workbench [options] COMMAND ...\n"
     "\n"
     "Runs Lua experiment scripts against integrator and model plugins.\n"
     "\n"
-    "options:\n"
+    "commands:\n"
+    "  SCRIPT.lua [ARGS...]     run a script (the module is the global `wb`);\n"
+    "                           its arguments are in `arg` and wb.args\n"
+    "  list                     every plugin, method, option, parameter and\n"
+    "                           claimed property; the search path; refused files\n"
+    "  info NAME                one model, family or method: options with the\n"
+    "                           properties each changes, parameters, dimensions\n"
+    "  check-model NAME|SCRIPT.lua [NAME] [PARAM=VALUE...] [--tol T]\n"
+    "                           a model's derivatives against finite differences\n"
+    "                           and its structure (check-model --help)\n"
+    "  check-method NAME [OPTION=VALUE...] [--quick] [--model M]...\n"
+    "                           every claim of a method measured on every model\n"
+    "                           it applies to (check-method --help)\n"
+    "  sweep [flags] SCRIPT.lua [ARGS...]\n"
+    "                           a script's wb.sweep here, for GNU parallel or as\n"
+    "                           a Slurm job array (sweep --help)\n"
+    "  help [lua]               this text; `help lua` prints the Lua API\n"
+    "                           reference (docs/lua-api.md)\n"
+    "\n"
+    "options (before the command):\n"
     "  --plugin-path DIR   search DIR for plugins first (repeatable)\n"
     "  --output-dir DIR    write relative output paths under DIR\n"
     "                      (default: $WORKBENCH_OUTPUT_DIR or the current folder)\n"
     "  -v, --verbose       log plugin loading and solver details\n"
-    "  --help, --version\n"
+    "  -h, --help          this text\n"
+    "  --version           the version and the plugin ABI\n"
+    "\n"
+    "script arguments the workbench reads:\n"
+    "  --quick             wb.quick = true: reproduction scripts run their short\n"
+    "                      version (the test suite's mode)\n"
     "\n"
     "environment: WORKBENCH_PLUGIN_PATH (colon-separated plugin folders),\n"
-    "             WORKBENCH_OUTPUT_DIR, WORKBENCH_NO_PROGRESS\n"
+    "             WORKBENCH_OUTPUT_DIR, WORKBENCH_NO_PROGRESS (no progress lines),\n"
+    "             WORKBENCH_CACHE_DIR (wb.compile_model's plugins), CC\n"
     "\n"
     "A script's exit status is non-zero when it raises an error or when one of\n"
     "its checks (wb.check, wb.expect_near, ...) fails.\n";
+
+extern const char workbench_lua_api_doc[];
+extern const unsigned long workbench_lua_api_doc_size;
+
+static int command_help(int argc, char **argv)
+{
+    if (argc < 1) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (strcmp(argv[0], "lua") == 0) {
+        fwrite(workbench_lua_api_doc, 1, workbench_lua_api_doc_size, stdout);
+        return 0;
+    }
+    fprintf(stderr, "workbench: help: no topic '%s' (topics: lua; or a command's --help: "
+                    "check-model, check-method, sweep)\n", argv[0]);
+    return 2;
+}
 
 /* ---- running scripts ------------------------------------------------------------ */
 
@@ -225,11 +265,119 @@ static void print_aux(const wb_method *m, uint32_t i)
            unrecorded ? ", state only" : "", a->doc ? a->doc : "");
 }
 
+/* One option's value as text, for messages. */
+static void option_text(const wb_option_spec *o, const wb_option_value *v, char *out, size_t n)
+{
+    switch (o->type) {
+    case WB_OPT_NUMBER:
+    case WB_OPT_INTEGER:
+        snprintf(out, n, "%g", v->number);
+        break;
+    case WB_OPT_BOOLEAN:
+        snprintf(out, n, "%s", v->number != 0 ? "true" : "false");
+        break;
+    case WB_OPT_TABLEAU:
+        snprintf(out, n, "%s", v->tableau ? v->tableau->name : "?");
+        break;
+    default:
+        snprintf(out, n, "%s", v->string ? v->string : "");
+    }
+}
+
+/* A configuration with option i set to a candidate value (by index into
+ * the candidates of its type); NULL when there is no such candidate or the
+ * method refuses it. */
+static method_config *variant(const plugin *fam, const wb_method *m, uint32_t i, int k)
+{
+    static const char *const tableaux[] = {"gauss1", "gauss3", "radau_iia2", "lobatto_iiia3",
+                                           "lobatto_iiia_iiib3", "rk4", "euler", NULL};
+    const wb_option_spec *o = descriptor_option(m, i);
+    method_config *cfg = method_config_create(fam, m);
+    if (!cfg)
+        return NULL;
+    int status = -1;
+    if (o->type == WB_OPT_BOOLEAN && k == 0) {
+        status = method_config_set_boolean(cfg, (int)i, o->default_number == 0);
+    } else if (o->type == WB_OPT_CHOICE) {
+        const char *p = o->choices;
+        for (int j = 0; p && j < k; j++)
+            p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL;
+        if (p && *p) {
+            char word[64];
+            size_t len = strcspn(p, "|");
+            snprintf(word, sizeof word, "%.*s", (int)len, p);
+            if (strcmp(word, o->default_string) != 0)
+                status = method_config_set_string(cfg, (int)i, word);
+        }
+    } else if ((o->type == WB_OPT_INTEGER || o->type == WB_OPT_NUMBER) && k < 6) {
+        double d = o->default_number;
+        double top = o->max < 1e6 ? o->max : d + 8;
+        double integers[6] = {d + 1, d + 2, d + 4, d - 1, o->min, top};
+        double numbers[6] = {o->min, top, 0.5 * (o->min + d), 0.5 * (d + top), 2 * d, 0.5 * d};
+        double x = o->type == WB_OPT_INTEGER ? integers[k] : numbers[k];
+        if (x >= o->min && x <= o->max && x != d && isfinite(x))
+            status = method_config_set_number(cfg, (int)i, x);
+    } else if (o->type == WB_OPT_TABLEAU && k < 7) {
+        const wb_tableau *t = tableau_named(tableaux[k]);
+        if (t && strcmp(t->name, o->default_string) != 0)
+            status = method_config_set_tableau(cfg, (int)i, t);
+    }
+    host_clear_error();
+    if (status != 0 || method_config_validate(cfg) != 0) {
+        host_clear_error();
+        method_config_destroy(cfg);
+        return NULL;
+    }
+    return cfg;
+}
+
+/* Which options change the order or the claimed properties, with examples:
+ * the properties `list` prints hold at the defaults only. */
+static void print_option_effects(const plugin *fam, const wb_method *m)
+{
+    method_config *base = method_config_create(fam, m);
+    if (!base)
+        return;
+    wb_method_props p0 = method_config_props(base);
+    for (uint32_t i = 0; i < m->n_options; i++) {
+        const wb_option_spec *o = descriptor_option(m, i);
+        int shown = 0;
+        char seen[3][128] = {"", "", ""};
+        /* examples that change the properties first, then the order alone */
+        for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < 12 && shown < 3; k++) {
+            method_config *cfg = variant(fam, m, i, k);
+            if (!cfg)
+                continue;
+            wb_method_props p = method_config_props(cfg);
+            if (pass == 0 ? p.flags != p0.flags : (p.order != p0.order && p.flags == p0.flags)) {
+                char value[128];
+                option_text(o, &cfg->values[i], value, sizeof value);
+                int repeated = 0;
+                for (int j = 0; j < shown; j++)
+                    repeated |= strcmp(seen[j], value) == 0;
+                if (!repeated) {
+                    printf(shown ? "; %s = %s: order %d, " : "      with %s = %s: order %d, ",
+                           o->name, value, p.order);
+                    print_flags(p.flags);
+                    snprintf(seen[shown], sizeof seen[shown], "%s", value);
+                    shown++;
+                }
+            }
+            method_config_destroy(cfg);
+        }
+        if (shown)
+            printf("%s\n", shown == 3 ? "; ..." : "");
+    }
+    method_config_destroy(base);
+}
+
 static void print_method(const wb_family *f, const wb_method *m)
 {
     printf("    %s.%s  order %s  -- %s\n", f->name, m->name, m->order_doc ? m->order_doc : "?",
            m->doc ? m->doc : "");
-    printf("      properties: ");
+    printf("      properties (at the default options%s): ",
+           descriptor_describe_model(m) ? "; the order depends on the model too" : "");
     print_flags(m->property_flags);
     printf("\n      handles:");
     if (m->handles & WB_HANDLES_UNCONSTRAINED) printf(" unconstrained");
@@ -334,14 +482,17 @@ static int command_info(const char *name)
     const plugin *f = plugins_find_family(name);
     if (f) {
         print_plugin_header(f);
-        for (uint32_t j = 0; j < f->family->n_methods; j++)
+        for (uint32_t j = 0; j < f->family->n_methods; j++) {
             print_method(f->family, f->family->methods[j]);
+            print_option_effects(f, f->family->methods[j]);
+        }
         return 0;
     }
     const plugin *fam;
     const wb_method *m = plugins_find_method(name, &fam);
     if (m) {
         print_method(fam->family, m);
+        print_option_effects(fam, m);
         return 0;
     }
     fprintf(stderr, "workbench: '%s' is neither a model, a family nor a method: %s\n", name,
@@ -691,6 +842,8 @@ int main(int argc, char **argv)
         return command_check_model(argc - i - 1, argv + i + 1);
     if (strcmp(command, "check-method") == 0)
         return command_check_method(argc - i - 1, argv + i + 1);
+    if (strcmp(command, "help") == 0)
+        return command_help(argc - i - 1, argv + i + 1);
     if (strcmp(command, "sweep") == 0) {
         lua_sweep_mode mode;
         int status = sweep_parse(argc - i - 1, argv + i + 1, argv + 1, i - 1, &mode);

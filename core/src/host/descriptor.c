@@ -112,6 +112,11 @@ descriptor_blocks_fn descriptor_aux_blocks(const wb_method *m)
     return MEMBER_OR(m, wb_method, aux_blocks, NULL);
 }
 
+descriptor_describe_model_fn descriptor_describe_model(const wb_method *m)
+{
+    return MEMBER_OR(m, wb_method, describe_model, NULL);
+}
+
 /* Calls f(id, length, arg) for each '|'-separated id until f returns 1. */
 static int each_alternative(const char *alternatives,
                             int (*f)(const char *id, size_t length, void *arg), void *arg)

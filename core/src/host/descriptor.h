@@ -39,6 +39,9 @@ descriptor_offset_fn descriptor_aux_time_offset(const wb_method *m);
 /* Appended in 1.2, or NULL. */
 typedef uint32_t (*descriptor_blocks_fn)(const wb_option_value *opts, uint32_t group);
 descriptor_blocks_fn descriptor_aux_blocks(const wb_method *m);
+typedef int (*descriptor_describe_model_fn)(const wb_option_value *opts, const wb_model *model,
+                                            wb_method_props *out);
+descriptor_describe_model_fn descriptor_describe_model(const wb_method *m);
 
 /* Names a plugin declares that become columns of a solution (a model's
  * invariants, a method's aux unknowns): NULL when `name` may be one, else

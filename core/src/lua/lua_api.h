@@ -97,11 +97,18 @@ lua_solution *lua_push_solution(lua_State *L, int model_idx, int method_idx);
 /* Read a table of exactly n numbers at idx into out; `what` names it. */
 void lua_read_vector(lua_State *L, int idx, int n, double *out, const char *what);
 void lua_push_vector(lua_State *L, int n, const double *x);
+/* The same for a state (q or p) the workbench hands out: wb.integrate takes
+ * it back as it is while its values are unchanged. */
+void lua_push_state_vector(lua_State *L, int n, const double *x);
 void lua_push_matrix(lua_State *L, int rows, int cols, const double *A);
 /* The file name at arg, refused with a message starting with `what` when
  * empty or holding a NUL byte; and the output path (run/output.h) for it. */
 const char *lua_check_file_name(lua_State *L, int arg, const char *what);
 const char *lua_check_output_path(lua_State *L, int arg, const char *what);
+/* Write data_path.json, the metadata of the solution at sol_idx (model,
+ * parameters, method, options, steps, versions, date); 0, or -1 with the
+ * reason in host_last_error(). */
+int lua_solution_write_metadata(lua_State *L, int sol_idx, const char *data_path);
 /* Raise the host's last error as a Lua error. */
 int lua_host_error(lua_State *L);
 /* luaL_error with printf formats (lua_pushfstring knows no %g). */

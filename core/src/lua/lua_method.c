@@ -134,6 +134,26 @@ static int method_applies_to(lua_State *L)
     return 2;
 }
 
+static void push_properties(lua_State *L, uint32_t flags);
+
+/* m:describe_for(model) -> {order =, multiplier_order =, properties =}: the
+ * claims at these options on this model (they differ from m.order and
+ * m.properties where the method says they depend on the model). */
+static int method_describe_for(lua_State *L)
+{
+    lua_method *lm = lua_check_method(L, 1);
+    lua_model *model = lua_check_model(L, 2);
+    wb_method_props props = method_config_props_for(lm->config, model->instance);
+    lua_createtable(L, 0, 3);
+    lua_pushinteger(L, props.order);
+    lua_setfield(L, -2, "order");
+    lua_pushinteger(L, props.multiplier_order);
+    lua_setfield(L, -2, "multiplier_order");
+    push_properties(L, props.flags);
+    lua_setfield(L, -2, "properties");
+    return 1;
+}
+
 static int method_gc(lua_State *L)
 {
     lua_method *lm = luaL_checkudata(L, 1, LUA_METHOD_TYPE);
@@ -225,6 +245,7 @@ void lua_method_register(lua_State *L)
     static const luaL_Reg methods[] = {
         {"with", method_with},
         {"applies_to", method_applies_to},
+        {"describe_for", method_describe_for},
         {NULL, NULL},
     };
     luaL_newmetatable(L, LUA_METHOD_TYPE);

@@ -96,8 +96,8 @@ static int model_initial(lua_State *L)
                           m->name, WB_EXT_INITIAL_STATE);
     double *q = scratch(L, (size_t)m->nq + m->nv), *p = q + m->nq;
     wb_initial(m, q, p);
-    lua_push_vector(L, m->nq, q);
-    lua_push_vector(L, m->nv, p);
+    lua_push_state_vector(L, m->nq, q);
+    lua_push_state_vector(L, m->nv, p);
     return 2;
 }
 
@@ -272,8 +272,8 @@ static int model_nearest_consistent(lua_State *L)
     lua_read_vector(L, 3, m->nv, p0, "p");
     if (model_project(lm->instance, q0, p0, q, p) != WB_OK)
         return lua_host_error(L);
-    lua_push_vector(L, m->nq, q);
-    lua_push_vector(L, m->nv, p);
+    lua_push_state_vector(L, m->nq, q);
+    lua_push_state_vector(L, m->nv, p);
     return 2;
 }
 

@@ -4,6 +4,7 @@
 #include "host/host.h"
 #include "run/gnuplot.h"
 #include "run/output.h"
+#include "run/projection.h"
 #include "host/tableau.h"
 
 #include <errno.h>
@@ -52,6 +53,50 @@ void lua_read_vector(lua_State *L, int idx, int n, double *out, const char *what
     }
 }
 
+/* States the workbench hands out (sol:final(), sol:state(i), m:initial(),
+ * m:project()) are remembered with their values, weakly: wb.integrate takes
+ * such a state as it is (a method that keeps g but not G M^-1 p ends off the
+ * hidden constraint, and that is a state to continue from), unless it was
+ * changed since. */
+#define HANDED_OUT_STATES "workbench.handed_out_states"
+
+void lua_push_state_vector(lua_State *L, int n, const double *x)
+{
+    lua_push_vector(L, n, x);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, HANDED_OUT_STATES) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, HANDED_OUT_STATES);
+    }
+    lua_pushvalue(L, -2);
+    lua_pushlstring(L, (const char *)x, sizeof(double) * (size_t)n);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+/* The table at idx is a state the workbench handed out, with its values
+ * unchanged, read into x (n values). */
+static int handed_out_state(lua_State *L, int idx, int n, const double *x)
+{
+    idx = lua_absindex(L, idx);
+    int found = 0;
+    if (lua_getfield(L, LUA_REGISTRYINDEX, HANDED_OUT_STATES) == LUA_TTABLE) {
+        lua_pushvalue(L, idx);
+        size_t len = 0;
+        const char *kept = lua_rawget(L, -2) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+        found = kept && len == sizeof(double) * (size_t)n &&
+                memcmp(kept, x, sizeof(double) * (size_t)n) == 0;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return found;
+}
+
 void lua_push_vector(lua_State *L, int n, const double *x)
 {
     lua_createtable(L, n, 0);
@@ -74,7 +119,7 @@ void lua_push_matrix(lua_State *L, int rows, int cols, const double *A)
 
 static const char *const integrate_fields[] = {
     "model", "method", "h", "t_end", "steps", "t0", "q0", "p0", "aux0", "every", "stream",
-    "progress", "on_failure", NULL};
+    "progress", "on_failure", "consistency_tol", NULL};
 
 static void check_fields(lua_State *L, int idx)
 {
@@ -87,7 +132,8 @@ static void check_fields(lua_State *L, int idx)
             known |= strcmp(key, integrate_fields[i]) == 0;
         if (!known)
             luaL_error(L, "integrate: unknown field '%s' (fields: model, method, h, t_end, "
-                          "steps, t0, q0, p0, aux0, every, stream, progress, on_failure)",
+                          "steps, t0, q0, p0, aux0, every, stream, progress, on_failure, "
+                          "consistency_tol)",
                        key ? key : luaL_typename(L, -1));
     }
 }
@@ -166,8 +212,100 @@ static void fetch_model_and_method(lua_State *L)
     }
 }
 
-static void initial_state(lua_State *L, const wb_model *m, double *q, double *p)
+/* How far (q, p) is from the model's constraints, each relative to its own
+ * scale: the distance to g = 0 (max_k |g_k| / |grad g_k|) over |q|, the
+ * hidden constraint max_k |G_k v| / (|G_k| |v|), and the group residual.
+ * (Velocity constraints Phi are left to the methods that keep them, which
+ * refuse a state off them with their own message.) */
+typedef struct state_residuals {
+    double position, velocity, group;
+} state_residuals;
+
+static double row_norm(int n, const double *row)
 {
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += row[i] * row[i];
+    return sqrt(s);
+}
+
+static state_residuals residuals_of(lua_State *L, const wb_model *m, const double *q,
+                                    const double *p)
+{
+    state_residuals r = {0, 0, 0};
+    const int n = m->nq, k = m->n_holonomic + m->n_nonholonomic;
+    double *w = lua_newuserdatauv(L, sizeof(double) * ((size_t)n * (k + 4) + k + 1), 0);
+    double *v = w, *g = v + n, *G = g + k + 1;
+    double qn = row_norm(n, q), vn = 0;
+    if (m->capabilities & WB_CAP_VELOCITY) {
+        wb_velocity(m, q, p, v);
+        vn = row_norm(m->nv, v);
+    }
+    if (m->n_holonomic > 0) {
+        wb_constraints(m, q, g);
+        wb_constraint_jacobian(m, q, G);
+        for (int i = 0; i < m->n_holonomic; i++) {
+            const double *row = G + (size_t)i * n;
+            double gn = row_norm(n, row);
+            double distance = gn > 0 ? fabs(g[i]) / gn : fabs(g[i]);
+            r.position = fmax(r.position, distance / (qn > 0 ? qn : 1.0));
+            if (vn > 0) {
+                double gv = 0;
+                for (int j = 0; j < n; j++)
+                    gv += row[j] * v[j];
+                r.velocity = fmax(r.velocity, gn > 0 ? fabs(gv) / (gn * vn) : fabs(gv));
+            }
+        }
+    }
+    if (m->capabilities & WB_CAP_GROUP_RESIDUAL)
+        r.group = wb_lie_group_residual(m, q);
+    lua_pop(L, 1);
+    return r;
+}
+
+/* Refuse a state off the constraints beyond tol, with its residuals and
+ * what to do. */
+static void refuse_inconsistent(lua_State *L, const wb_model *m, const double *q,
+                                const double *p, double tol, int q_only)
+{
+    state_residuals r = residuals_of(L, m, q, p);
+    double vtol = tol;
+    if (isnan(r.position) || isnan(r.velocity) || isnan(r.group))
+        luaL_error(L, "integrate: the initial state of model '%s' gives NaN constraint residuals",
+                   m->name);
+    if (r.position <= tol && r.velocity <= vtol && r.group <= tol)
+        return;
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    char line[256];
+    snprintf(line, sizeof line, "integrate: the initial state is not consistent with model "
+             "'%s' (relative residuals above consistency_tol = %.1e):", m->name, tol);
+    luaL_addstring(&b, line);
+    const struct {
+        double value, tol;
+        const char *what;
+    } rows[] = {
+        {r.position, tol, "distance from g(q) = 0, over |q|"},
+        {r.velocity, vtol, "|G M^-1 p| / (|G| |v|), the hidden constraint"},
+        {r.group, tol, "distance of q from the group"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        if (rows[i].value > rows[i].tol) {
+            snprintf(line, sizeof line, " %s %.3g;", rows[i].what, rows[i].value);
+            luaL_addstring(&b, line);
+        }
+    luaL_addstring(&b, q_only ? " q0 must lie on the constraints (m:project(q0, p) gives the "
+                                "nearest consistent state)"
+                              : " use q0, p0 = m:project(q0, p0) for the nearest consistent "
+                                "state, or consistency_tol = false to integrate it as it is");
+    luaL_pushresult(&b);
+    lua_error(L);
+}
+
+static void initial_state(lua_State *L, model_instance *mi, double *q, double *p,
+                          int continuing)
+{
+    const wb_model *m = model_instance_view(mi);
     int has_q = lua_getfield(L, 1, "q0") != LUA_TNIL;
     int has_p = lua_getfield(L, 1, "p0") != LUA_TNIL;
     if (!has_q || !has_p) {
@@ -180,7 +318,35 @@ static void initial_state(lua_State *L, const wb_model *m, double *q, double *p)
         lua_read_vector(L, -2, m->nq, q, "integrate: field 'q0'");
     if (has_p)
         lua_read_vector(L, -1, m->nv, p, "integrate: field 'p0'");
+    int handed_out = (!has_q || handed_out_state(L, -2, m->nq, q)) &&
+                     (!has_p || handed_out_state(L, -1, m->nv, p));
     lua_pop(L, 2);
+    /* consistency_tol: a relative tolerance, or false to take any state */
+    double tol = 1e-6;
+    int type = lua_getfield(L, 1, "consistency_tol");
+    if (type == LUA_TBOOLEAN && !lua_toboolean(L, -1))
+        tol = INFINITY;
+    else if (type == LUA_TNUMBER && lua_tonumber(L, -1) >= 0)
+        tol = lua_tonumber(L, -1);
+    else if (type != LUA_TNIL)
+        luaL_error(L, "integrate: field 'consistency_tol' must be a number >= 0 or false");
+    lua_pop(L, 1);
+    if (continuing || handed_out || isinf(tol) ||
+        !(m->n_holonomic > 0 || (m->capabilities & WB_CAP_GROUP_RESIDUAL)))
+        return;
+    if (has_q && !has_p) {
+        /* q0 alone: q0 must be consistent; the default p0 is projected
+         * onto the velocity constraints at q0 */
+        state_residuals r = residuals_of(L, m, q, p);
+        if (r.position > tol || r.group > tol)
+            refuse_inconsistent(L, m, q, p, tol, 1);
+        double *w = lua_newuserdatauv(L, sizeof(double) * (size_t)(m->nq + m->nv), 0);
+        if (model_project(mi, q, p, w, w + m->nq) != WB_OK)
+            lua_host_error(L);
+        memcpy(p, w + m->nq, sizeof(double) * (size_t)m->nv);
+        lua_pop(L, 1);
+    }
+    refuse_inconsistent(L, m, q, p, tol, 0);
 }
 
 /* The names of the method's aux groups, for messages. */
@@ -264,10 +430,32 @@ static const double *read_carried_unknowns(lua_State *L, const method_config *cf
 static void read_run_options(lua_State *L, run_options *opt)
 {
     opt->t0 = number_field(L, 1, "t0", 0, 0.0);
-    opt->h = number_field(L, 1, "h", 1, 0.0);
-    if (opt->h == 0)
-        luaL_error(L, "integrate: field 'h' must be nonzero");
-    opt->steps = step_count(L, 1, opt->t0, opt->h);
+    int has_h = lua_getfield(L, 1, "h") != LUA_TNIL;
+    int has_steps = lua_getfield(L, 1, "steps") != LUA_TNIL;
+    int has_end = lua_getfield(L, 1, "t_end") != LUA_TNIL;
+    lua_pop(L, 3);
+    if (!has_h && has_steps && has_end) {
+        /* steps = N over [t0, t_end]: h = (t_end - t0) / N */
+        double t_end = number_field(L, 1, "t_end", 1, 0.0);
+        double steps = number_field(L, 1, "steps", 1, 0.0);
+        if (!(steps >= 1) || steps != floor(steps) || steps > MAX_STEPS)
+            lua_raise_error(L, "integrate: field 'steps' must be a whole number >= 1, got %g",
+                            steps);
+        opt->h = (t_end - opt->t0) / steps;
+        opt->steps = (long long)steps;
+        if (opt->h == 0)
+            luaL_error(L, "integrate: t_end equals t0: nothing to integrate");
+    } else {
+        if (!has_h)
+            luaL_error(L, "integrate: field 'h' is required (a number), or give steps with "
+                          "t_end");
+        opt->h = number_field(L, 1, "h", 1, 0.0);
+        if (opt->h == 0)
+            luaL_error(L, "integrate: field 'h' must be nonzero");
+        if (has_steps && has_end)
+            luaL_error(L, "integrate: give two of h, steps and t_end, not all three");
+        opt->steps = step_count(L, 1, opt->t0, opt->h);
+    }
     double every = number_field(L, 1, "every", 0, 1.0);
     if (every < 1 || every != floor(every))
         lua_raise_error(L, "integrate: field 'every' must be a whole number >= 1, got %g", every);
@@ -306,8 +494,9 @@ static int integrate(lua_State *L)
         opt.stream_path = lua_tostring(L, -1); /* kept alive on the stack */
     }
     double *state = lua_newuserdatauv(L, sizeof(double) * (size_t)(m->nq + m->nv), 0);
-    initial_state(L, m, state, state + m->nq);
     opt.aux0 = read_carried_unknowns(L, cfg, mi);
+    /* a run continued from carried unknowns takes the state as it is */
+    initial_state(L, mi, state, state + m->nq, opt.aux0 != NULL);
     /* allocated by Lua before the run, so that no Lua error can strand it */
     lua_solution *result = lua_push_solution(L, 2, 3);
     integrator *it = integrator_create(cfg, mi);
@@ -331,6 +520,8 @@ static int integrate(lua_State *L)
             result->sol->failure = why;
         }
     }
+    if (opt.stream_path && lua_solution_write_metadata(L, -1, opt.stream_path) != 0)
+        return lua_host_error(L);
     return 1;
 }
 
@@ -437,6 +628,24 @@ static int lua_gnuplot_literal(lua_State *L)
     return 1;
 }
 
+extern const char workbench_lua_api_doc[];
+extern const unsigned long workbench_lua_api_doc_size;
+
+/* wb._api_reference(): docs/lua-api.md as the binary carries it */
+static int api_reference(lua_State *L)
+{
+    lua_pushlstring(L, workbench_lua_api_doc, workbench_lua_api_doc_size);
+    return 1;
+}
+
+/* wb._progress_enabled(): progress lines go to stderr when it is a terminal
+ * and WORKBENCH_NO_PROGRESS is unset */
+static int progress_enabled(lua_State *L)
+{
+    lua_pushboolean(L, isatty(2) && !getenv("WORKBENCH_NO_PROGRESS"));
+    return 1;
+}
+
 static int wall_clock(lua_State *L)
 {
     struct timespec ts;
@@ -488,6 +697,8 @@ int luaopen_workbench(lua_State *L)
         {"list_methods", list_methods},
         {"output_path", lua_output_path},
         {"clock", wall_clock},
+        {"_progress_enabled", progress_enabled},
+        {"_api_reference", api_reference},
         {"write_file", write_file},
         {"_run_gnuplot", run_gnuplot},
         {"_gnuplot_literal", lua_gnuplot_literal},

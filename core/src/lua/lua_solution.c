@@ -2,6 +2,12 @@
 #include "lua/lua_api.h"
 #include "host/host.h"
 #include "run/output.h"
+#include "host/descriptor.h"
+#include "host/plugins.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include <math.h>
 #include <string.h>
@@ -82,8 +88,8 @@ static int solution_times(lua_State *L)
 static int solution_final(lua_State *L)
 {
     solution *s = check_solution(L, 1)->sol;
-    lua_push_vector(L, s->nq, s->final_state);
-    lua_push_vector(L, s->nv, s->final_state + s->nq);
+    lua_push_state_vector(L, s->nq, s->final_state);
+    lua_push_state_vector(L, s->nv, s->final_state + s->nq);
     const double *aux = s->final_state + s->nq + s->nv;
     lua_createtable(L, 0, s->n_aux_groups);
     for (int g = 0; g < s->n_aux_groups; g++) {
@@ -101,8 +107,8 @@ static int solution_state(lua_State *L)
     if (i < 1 || i > s->n_rows)
         return luaL_error(L, "sol:state: row %d out of range 1..%d", (int)i, (int)s->n_rows);
     const double *row = s->rows + (size_t)(i - 1) * s->width;
-    lua_push_vector(L, s->nq, row + 1);
-    lua_push_vector(L, s->nv, row + 1 + s->nq);
+    lua_push_state_vector(L, s->nq, row + 1);
+    lua_push_state_vector(L, s->nv, row + 1 + s->nq);
     return 2;
 }
 
@@ -128,21 +134,207 @@ static int solution_max(lua_State *L)
     return 1;
 }
 
-/* sol:write(path): the stored columns as a tab-separated file. */
+/* ---- metadata: the JSON file next to a data file -------------------------------- */
+
+static void json_string(luaL_Buffer *b, const char *text)
+{
+    luaL_addchar(b, '"');
+    for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c++) {
+        char esc[8];
+        if (*c == '"' || *c == '\\') {
+            luaL_addchar(b, '\\');
+            luaL_addchar(b, (char)*c);
+        } else if (*c < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", *c);
+            luaL_addstring(b, esc);
+        } else {
+            luaL_addchar(b, (char)*c);
+        }
+    }
+    luaL_addchar(b, '"');
+}
+
+static void json_number(luaL_Buffer *b, double x)
+{
+    char text[40];
+    if (!isfinite(x)) {
+        luaL_addstring(b, "null");
+        return;
+    }
+    /* the shortest of %.15g, %.16g, %.17g that reads back as x */
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(text, sizeof text, "%.*g", digits, x);
+        if (strtod(text, NULL) == x)
+            break;
+    }
+    luaL_addstring(b, text);
+}
+
+static void json_key(luaL_Buffer *b, const char *key, int *first)
+{
+    luaL_addstring(b, *first ? "\n  " : ",\n  ");
+    *first = 0;
+    json_string(b, key);
+    luaL_addstring(b, ": ");
+}
+
+static void json_option(luaL_Buffer *b, const wb_option_spec *o, const wb_option_value *v)
+{
+    char text[40];
+    switch (o->type) {
+    case WB_OPT_NUMBER:
+        json_number(b, v->number);
+        break;
+    case WB_OPT_INTEGER:
+        snprintf(text, sizeof text, "%.0f", v->number);
+        luaL_addstring(b, text);
+        break;
+    case WB_OPT_BOOLEAN:
+        luaL_addstring(b, v->number != 0 ? "true" : "false");
+        break;
+    case WB_OPT_TABLEAU:
+        json_string(b, v->tableau ? v->tableau->name : "");
+        break;
+    default:
+        json_string(b, v->string);
+    }
+}
+
+/* Writes data_path.json: the run's model and parameters, method and
+ * options, step size and counts, columns, versions and date. */
+int lua_solution_write_metadata(lua_State *L, int sol_idx, const char *data_path)
+{
+    sol_idx = lua_absindex(L, sol_idx);
+    solution *s = check_solution(L, sol_idx)->sol;
+    lua_getiuservalue(L, sol_idx, 1);
+    lua_model *lm = lua_check_model(L, -1);
+    lua_getiuservalue(L, sol_idx, 2);
+    lua_method *lmeth = lua_check_method(L, -1);
+    const plugin *mp = model_instance_plugin(lm->instance);
+    const wb_model_class *cls = mp->model;
+    const double *params = model_instance_params(lm->instance);
+    const method_config *cfg = lmeth->config;
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    int first = 1, inner;
+    char text[256];
+    luaL_addchar(&b, '{');
+    json_key(&b, "data", &first);
+    const char *slash = strrchr(data_path, '/');
+    json_string(&b, slash ? slash + 1 : data_path);
+    json_key(&b, "model", &first);
+    json_string(&b, cls->name);
+    json_key(&b, "model_plugin", &first);
+    luaL_addstring(&b, "{\"path\": ");
+    json_string(&b, mp->path);
+    luaL_addstring(&b, ", \"version\": ");
+    json_string(&b, mp->entry->version);
+    luaL_addchar(&b, '}');
+    json_key(&b, "params", &first);
+    luaL_addchar(&b, '{');
+    inner = 1;
+    for (uint32_t i = 0; i < cls->n_params; i++) {
+        luaL_addstring(&b, inner ? "" : ", ");
+        inner = 0;
+        json_string(&b, descriptor_param(cls, i)->name);
+        luaL_addstring(&b, ": ");
+        json_number(&b, params[i]);
+    }
+    luaL_addchar(&b, '}');
+    method_config_name(cfg, text, sizeof text);
+    json_key(&b, "method", &first);
+    json_string(&b, text);
+    json_key(&b, "method_plugin", &first);
+    luaL_addstring(&b, "{\"path\": ");
+    json_string(&b, cfg->family->path);
+    luaL_addstring(&b, ", \"version\": ");
+    json_string(&b, cfg->family->entry->version);
+    luaL_addchar(&b, '}');
+    json_key(&b, "options", &first);
+    luaL_addchar(&b, '{');
+    inner = 1;
+    for (uint32_t i = 0; i < cfg->method->n_options; i++) {
+        const wb_option_spec *o = descriptor_option(cfg->method, i);
+        luaL_addstring(&b, inner ? "" : ", ");
+        inner = 0;
+        json_string(&b, o->name);
+        luaL_addstring(&b, ": ");
+        json_option(&b, o, &cfg->values[i]);
+    }
+    luaL_addchar(&b, '}');
+    json_key(&b, "t0", &first);
+    json_number(&b, s->t0);
+    json_key(&b, "h", &first);
+    json_number(&b, s->h);
+    json_key(&b, "steps", &first);
+    snprintf(text, sizeof text, "%lld", s->steps_done);
+    luaL_addstring(&b, text);
+    json_key(&b, "rows", &first);
+    snprintf(text, sizeof text, "%lld", s->streaming ? s->streamed_rows : s->n_rows);
+    luaL_addstring(&b, text);
+    json_key(&b, "t_final", &first);
+    json_number(&b, s->final_time);
+    json_key(&b, "energy0", &first);
+    json_number(&b, s->energy0);
+    json_key(&b, "ok", &first);
+    luaL_addstring(&b, s->ok ? "true" : "false");
+    if (s->failure) {
+        json_key(&b, "failure", &first);
+        json_string(&b, s->failure);
+    }
+    json_key(&b, "columns", &first);
+    luaL_addchar(&b, '[');
+    inner = 1;
+    for (int c = 0; c < s->n_columns; c++)
+        if (s->columns[c].offset >= 0) {
+            luaL_addstring(&b, inner ? "" : ", ");
+            inner = 0;
+            json_string(&b, s->columns[c].name);
+        }
+    luaL_addchar(&b, ']');
+    json_key(&b, "workbench", &first);
+    json_string(&b, WORKBENCH_VERSION);
+    json_key(&b, "abi", &first);
+    snprintf(text, sizeof text, "%d.%d", WB_ABI_MAJOR, WB_ABI_MINOR);
+    json_string(&b, text);
+    json_key(&b, "date", &first);
+    time_t now = time(NULL);
+    struct tm utc;
+    gmtime_r(&now, &utc);
+    strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    json_string(&b, text);
+    luaL_addstring(&b, "\n}\n");
+    luaL_pushresult(&b);
+    size_t length;
+    const char *json = lua_tolstring(L, -1, &length);
+    char *meta = malloc(strlen(data_path) + 6);
+    if (!meta)
+        return luaL_error(L, "out of memory");
+    sprintf(meta, "%s.json", data_path);
+    atomic_file f;
+    int status = atomic_open(&f, meta);
+    free(meta);
+    if (status != 0)
+        return -1;
+    fwrite(json, 1, length, f.fp);
+    if (atomic_commit(&f) != 0)
+        return -1;
+    lua_pop(L, 3);
+    return 0;
+}
+
+/* sol:write(path): the stored columns as a tab-separated file (a header
+ * line of names), and its metadata as path.json. */
 static int solution_write(lua_State *L)
 {
     solution *s = stored(L, 1);
     const char *path = lua_check_output_path(L, 2, "sol:write");
+    lua_pushstring(L, path); /* kept: output paths are valid until the next call */
+    path = lua_tostring(L, -1);
     atomic_file f;
     if (atomic_open(&f, path) != 0)
         return lua_host_error(L);
-    fputc('#', f.fp);
-    for (int c = 0, first = 1; c < s->n_columns; c++)
-        if (s->columns[c].offset >= 0) {
-            fprintf(f.fp, "%s%s", first ? " " : "\t", s->columns[c].name);
-            first = 0;
-        }
-    fputc('\n', f.fp);
+    solution_write_header(s, f.fp);
     for (long long r = 0; r < s->n_rows; r++) {
         const double *row = s->rows + (size_t)r * s->width;
         for (int i = 0; i < s->width; i++)
@@ -150,6 +342,8 @@ static int solution_write(lua_State *L)
         fputc('\n', f.fp);
     }
     if (atomic_commit(&f) != 0)
+        return lua_host_error(L);
+    if (lua_solution_write_metadata(L, 1, path) != 0)
         return lua_host_error(L);
     return 0;
 }

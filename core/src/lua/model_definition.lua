@@ -32,7 +32,7 @@ local function user_level()
   local level = 3
   while true do
     local info = debug.getinfo(level, "S")
-    if not info then return 1 end
+    if not info then return 0 end -- called from C alone: no line to point at
     if info.what ~= "C" and info.source:sub(1, 1) ~= "=" then return level - 1 end
     level = level + 1
   end

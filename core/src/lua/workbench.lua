@@ -42,24 +42,50 @@ function wb.check(cond, message, detail)
   return report(cond and true or false, message or "check", detail)
 end
 
+-- The arguments of the expect_* checks: the measured value may be nil or
+-- NaN (the check fails), any other argument of the wrong type is an error
+-- naming it.
+local function check_arguments(who, value, ...)
+  if value ~= nil and type(value) ~= "number" then
+    error(format("%s: argument 1 (value) must be a number, got %s", who, type(value)), 3)
+  end
+  local names = {...}
+  for i = 1, #names, 2 do
+    local name, x = names[i], names[i + 1]
+    if type(x) ~= "number" then
+      error(format("%s: argument %d (%s) must be a number, got %s", who, (i + 1) // 2 + 1,
+                   name, type(x)), 3)
+    end
+  end
+end
+
+local function shown(value, fmt)
+  if value == nil then return "nil" end
+  return format(fmt, value)
+end
+
 -- |value - target| <= tol
 function wb.expect_near(value, target, tol, message)
+  check_arguments("wb.expect_near", value, "target", target, "tol", tol)
   local ok = is_number(value) and abs(value - target) <= tol
   return report(ok, message or "expect_near",
-                format("value %.6g, target %.6g, tolerance %.3g", value or 0 / 0, target, tol))
+                format("value %s, target %.6g, tolerance %.3g", shown(value, "%.6g"), target, tol))
 end
 
 -- value <= bound
 function wb.expect_below(value, bound, message)
+  check_arguments("wb.expect_below", value, "bound", bound)
   local ok = is_number(value) and value <= bound
-  return report(ok, message or "expect_below", format("value %.4g <= %.4g", value or 0 / 0, bound))
+  return report(ok, message or "expect_below",
+                format("value %s <= %.4g", shown(value, "%.4g"), bound))
 end
 
 -- lo <= value <= hi
 function wb.expect_in(value, lo, hi, message)
+  check_arguments("wb.expect_in", value, "lo", lo, "hi", hi)
   local ok = is_number(value) and value >= lo and value <= hi
   return report(ok, message or "expect_in",
-                format("value %.4g in [%.4g, %.4g]", value or 0 / 0, lo, hi))
+                format("value %s in [%.4g, %.4g]", shown(value, "%.4g"), lo, hi))
 end
 
 function wb.results() return passed, failed end
@@ -226,48 +252,111 @@ local function quantity_of(sol, quantity)
                tostring(quantity)), 3)
 end
 
--- wb.order{ h = {...},
+-- A progress line on stderr across the runs of a helper (wb.order,
+-- wb.work_precision, wb.check_method): update(i, detail) before run i,
+-- done() at the end.  Shown when stderr is a terminal (WORKBENCH_NO_PROGRESS
+-- turns it off), like the progress bar of one run.
+function wb._progress(who, total)
+  if not wb._progress_enabled() then return function() end, function() end end
+  local shown = false
+  local function update(i, detail)
+    io.stderr:write(format("\r  %s: run %d of %d%s\27[K", who, i, total,
+                           detail and ("  " .. detail) or ""))
+    io.stderr:flush()
+    shown = true
+  end
+  local function done()
+    if shown then io.stderr:write("\r\27[K") io.stderr:flush() end
+  end
+  return update, done
+end
+
+-- The step sizes of a study: h = {...}, or steps = {...} over t_end - t0.
+local function step_sizes(spec, who)
+  if spec.h ~= nil and spec.steps ~= nil then
+    error(who .. ": give h = {...} or steps = {...}, not both", 3)
+  end
+  if spec.steps ~= nil then
+    if type(spec.steps) ~= "table" or not spec.t_end then
+      error(who .. ": steps = {...} needs t_end (h = (t_end - t0) / steps)", 3)
+    end
+    local h = {}
+    for i, n in ipairs(spec.steps) do
+      if type(n) ~= "number" or n < 1 or n % 1 ~= 0 then
+        error(format("%s: steps[%d] must be a whole number >= 1", who, i), 3)
+      end
+      h[i] = (spec.t_end - (spec.t0 or 0)) / n
+    end
+    return h
+  end
+  return spec.h
+end
+
+-- wb.order{ h = {...} (or steps = {...} with t_end),
 --   run = function(h) return vector end          -- or the fields below
 --   model =, method =, t_end =, t0 =, q0 =, p0 =, quantity = "qp"|"q"|"p"|function(sol),
---   reference = {h = , method = } | function() return vector end | vector,
+--   reference = {h = | steps = , method = } | function() return vector end | vector,
 --   norm = "inf"|"1"|"2", relative = false, floor = <error floor> }
 -- returns {h =, errors =, orders = (pairwise), order = (least squares), used =,
 --          reference = vector}
+local order_fields = {h = true, steps = true, run = true, model = true, method = true,
+                      t_end = true, t0 = true, q0 = true, p0 = true, quantity = true,
+                      reference = true, norm = true, relative = true, floor = true}
 function wb.order(spec)
-  if type(spec) ~= "table" or type(spec.h) ~= "table" or #spec.h < 2 then
-    error("wb.order: give a table with h = {at least two step sizes}", 2)
+  if type(spec) ~= "table" then error("wb.order: give a table {h = {...}, ...}", 2) end
+  for k in pairs(spec) do
+    if not order_fields[k] then
+      error(format("wb.order: unknown field '%s' (fields: h, steps, run, model, method, t_end, "
+                   .. "t0, q0, p0, quantity, reference, norm, relative, floor)", tostring(k)), 2)
+    end
+  end
+  local hs = step_sizes(spec, "wb.order")
+  if type(hs) ~= "table" or #hs < 2 then
+    error("wb.order: give h = {at least two step sizes} or steps = {at least two counts}", 2)
   end
   local run = spec.run
   if not run then
     if not (spec.model and spec.method and spec.t_end) then
       error("wb.order: give run = function(h) or model, method and t_end", 2)
     end
-    run = function(h, method)
-      local sol = wb.integrate{model = spec.model, method = method or spec.method, h = h,
+    run = function(h, method, steps)
+      local sol = wb.integrate{model = spec.model, method = method or spec.method,
+                               h = not steps and h or nil, steps = steps,
                                t_end = spec.t_end, t0 = spec.t0, q0 = spec.q0,
                                p0 = spec.p0, every = 2 ^ 53}
       return quantity_of(sol, spec.quantity)
     end
   end
+  local total = #hs + ((type(spec.reference) == "table" and (spec.reference.h or spec.reference.steps)) and 1 or 0)
+  local update, done = wb._progress("wb.order", total)
   local ref = spec.reference
   if type(ref) == "function" then
     ref = ref()
-  elseif type(ref) == "table" and ref.h then
-    ref = run(ref.h, ref.method)
+  elseif type(ref) == "table" and (ref.h or ref.steps) then
+    update(total, "reference")
+    if ref.steps and not spec.run then
+      ref = run(nil, ref.method, ref.steps)
+    else
+      ref = run(ref.h or (spec.t_end - (spec.t0 or 0)) / ref.steps, ref.method)
+    end
   elseif type(ref) ~= "table" then
-    error("wb.order: reference must be {h = ...}, a function or a vector", 2)
+    done()
+    error("wb.order: reference must be {h = ...} or {steps = ...}, a function or a vector", 2)
   end
   local norm_kind = spec.norm or "inf"
   local scale = spec.relative and wb.norm(ref, norm_kind) or 1
   local result = {h = {}, errors = {}, orders = {}, reference = ref}
-  for i, h in ipairs(spec.h) do
-    local v = run(h)
+  for i, h in ipairs(hs) do
+    update(i, format("h = %.4g", h))
+    local v = (spec.steps and not spec.run) and run(nil, nil, spec.steps[i]) or run(h)
     if #v ~= #ref then
+      done()
       error(format("wb.order: the run gives %d numbers, the reference %d", #v, #ref), 2)
     end
     result.h[i] = h
     result.errors[i] = wb.norm(wb.sub(v, ref), norm_kind) / scale
   end
+  done()
   result.orders = wb.rates(result.h, result.errors)
   local floor = spec.floor or 1e-12 * math.max(1, wb.norm(ref, norm_kind)) / scale
   result.order, result.used = wb.fit_order(result.h, result.errors, floor)
@@ -312,9 +401,12 @@ local function work_precision_methods(spec)
     if type(method) ~= "userdata" and type(method) ~= "table" then
       error(format("wb.work_precision: methods[%d] is not a method or {method = ...}", i), 3)
     end
-    local h = e.h or spec.h
+    local h = e.h or e.steps and step_sizes({steps = e.steps, t_end = spec.t_end, t0 = spec.t0},
+                                              "wb.work_precision")
+              or step_sizes(spec, "wb.work_precision")
     if type(h) ~= "table" or #h == 0 then
-      error(format("wb.work_precision: methods[%d] has no step sizes (h = {...})", i), 3)
+      error(format("wb.work_precision: methods[%d] has no step sizes (h = {...} or steps = {...})",
+                   i), 3)
     end
     list[i] = {label = e.label or tostring(e.method.name or method.name or e.method),
                method = method, h = h}
@@ -350,10 +442,15 @@ function wb.work_precision(spec)
   local norm_kind = spec.norm or "inf"
   local scale = spec.relative and wb.norm(ref, norm_kind) or 1
   local result = {rows = {}, by_method = {}, labels = {}, reference = ref}
+  local total, count = 0, 0
+  for _, m in ipairs(methods) do total = total + #m.h end
+  local update, done = wb._progress("wb.work_precision", total)
   for _, m in ipairs(methods) do
     result.labels[#result.labels + 1] = m.label
     result.by_method[m.label] = {}
     for _, h in ipairs(m.h) do
+      count = count + 1
+      update(count, format("%s, h = %.4g", m.label, h))
       local sol, cpu = run(m.method, h)
       local v = quantity_of(sol, spec.quantity)
       local row = {method = m.label, h = h, steps = sol.stats.steps,
@@ -366,6 +463,7 @@ function wb.work_precision(spec)
       table.insert(result.by_method[m.label], row)
     end
   end
+  done()
   local columns = {"method", "h", "steps", "error", "seconds", "function_evals",
                    "evals_per_step", "newton_iterations", "iteration"}
   if spec.table then
@@ -573,8 +671,40 @@ end
 --   series = {{x =, y =, title =, with = "lines", style = "lw 2"}, ...},
 --   size = {w, h}, key = "top right", xrange = {a, b}, yrange = {a, b},
 --   commands = {"set grid", ...}, enhanced = false}
+local plot_fields = set_of("file", "series", "title", "xlabel", "ylabel", "logscale", "size",
+                           "key", "xrange", "yrange", "commands", "enhanced")
+local series_fields = set_of("x", "y", "title", "with", "style")
+
+local function check_fields(t, known, what)
+  for k in pairs(t) do
+    if not known[k] then
+      local list = {}
+      for w in pairs(known) do list[#list + 1] = w end
+      table.sort(list)
+      error(format("wb.plot: %s has no field '%s' (fields: %s)", what, tostring(k),
+                   table.concat(list, ", ")), 3)
+    end
+  end
+end
+
+-- The default line styles: 12 colours a reader can tell apart and 5 dash
+-- patterns, so that two series share both only after 60.
+local palette = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+                 "#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#000000", "#aec7e8"}
+local dashes = {"solid", "(12,6)", "(3,4)", "(14,5,3,5)", "(6,3,2,3,2,3)"}
+local function default_style(i, with)
+  local colour = palette[(i - 1) % #palette + 1]
+  local dash = dashes[(i - 1) // #palette % #dashes + 1]
+  local style = format("lw 1.5 lc rgb '%s' dt %s", colour, dash)
+  if with == "points" or with == "linespoints" then
+    style = style .. format(" pt %d ps 1.2", (i - 1) % 13 + 1)
+  end
+  return style
+end
+
 function wb.plot(spec)
   if type(spec) ~= "table" then error("wb.plot: give a table", 2) end
+  check_fields(spec, plot_fields, "the plot")
   if type(spec.file) ~= "string" then error("wb.plot: field 'file' (figure path) is required", 2) end
   if spec.file:find("\0", 1, true) then error("wb.plot: field 'file' holds a NUL byte", 2) end
   if type(spec.series) ~= "table" or #spec.series == 0 then
@@ -603,19 +733,20 @@ function wb.plot(spec)
   if type(size) ~= "table" or not pixels(size[1]) or not pixels(size[2]) then
     error("wb.plot: size must be {width, height} in whole pixels from 16 to 20000", 2)
   end
-  local key = words_of(spec.key or "top right", key_words, "key")
+  -- the legend outside the data, on the right, unless placed
+  local key = words_of(spec.key or "outside right top", key_words, "key")
   local data, plots = {}, {}
   for i, s in ipairs(spec.series) do
     if type(s) ~= "table" or type(s.x) ~= "table" or type(s.y) ~= "table" then
       error(format("wb.plot: series %d needs tables x and y", i), 2)
     end
+    check_fields(s, series_fields, format("series %d", i))
     if #s.x ~= #s.y then
       error(format("wb.plot: series %d has %d x values and %d y values", i, #s.x, #s.y), 2)
     end
     local with = words_of(s.with or "lines", with_words, format("series %d: with", i))
     if with:find("%s") then error(format("wb.plot: series %d: with is one word", i), 2) end
-    -- gnuplot cycles 8 colours: later series get a dash pattern too
-    local style = s.style and check_style(s.style, i) or format("lw 1.5 dt %d", (i - 1) // 8 + 1)
+    local style = s.style and check_style(s.style, i) or default_style(i, with)
     data[#data + 1] = format("# series %d: %s\n", i,
                              tostring(s.title or ""):gsub("%c", " "))
     for k = 1, #s.x do
@@ -623,7 +754,7 @@ function wb.plot(spec)
     end
     data[#data + 1] = "\n\n"
     plots[i] = format("%s index %d using 1:2 with %s %s title %s",
-                      i == 1 and wb._gnuplot_literal(data_path, "path") or '""', i - 1, with,
+                      '""', i - 1, with,
                       style, s.title and text_option(s.title, enhanced, "series title") or '""')
   end
   wb.write_file(datafile, table.concat(data))
@@ -656,7 +787,17 @@ function wb.plot(spec)
     error("wb.plot: commands must be a table of strings", 2)
   end
   for i, c in ipairs(spec.commands or {}) do lines[#lines + 1] = check_command(c, i) end
-  lines[#lines + 1] = "plot " .. table.concat(plots, ", \\\n     ")
+  -- curves first, then the series with markers, so that a curve never
+  -- hides the marks of a series that coincides with it
+  local ordered = {}
+  for pass = 1, 2 do
+    for i, s in ipairs(spec.series) do
+      local marks_it = (s.with or "lines") ~= "lines" and (s.with or "lines") ~= "steps"
+      if (pass == 2) == marks_it then ordered[#ordered + 1] = plots[i] end
+    end
+  end
+  ordered[1] = wb._gnuplot_literal(data_path, "path") .. ordered[1]:sub(3)
+  lines[#lines + 1] = "plot " .. table.concat(ordered, ", \\\n     ")
   wb.write_file(scriptfile, table.concat(lines, "\n") .. "\n")
   local ok, why = wb._run_gnuplot(wb.output_path(scriptfile), figure)
   if not ok then
@@ -691,13 +832,22 @@ end
 function wb.read_table(path)
   local f, err = io.open(wb.output_path(path), "r")
   if not f then error("wb.read_table: " .. err, 2) end
+  -- the header: a line of column names (files of earlier versions: a
+  -- comment line "# t q1 ...")
   local header = f:read("l")
-  if not header or header:sub(1, 1) ~= "#" then
+  if not header or not header:find("%S") then
     f:close()
-    error("wb.read_table: '" .. path .. "' has no '#' header line", 2)
+    error("wb.read_table: '" .. path .. "' has no header line of column names", 2)
+  end
+  if header:sub(1, 1) == "#" then header = header:sub(2) end
+  local first = header:match("%S+")
+  if table_number(first) then
+    f:close()
+    error(format("wb.read_table: '%s' starts with numbers, not a header line of column names",
+                 path), 2)
   end
   local result = {columns = {}}
-  for name in header:sub(2):gmatch("%S+") do
+  for name in header:gmatch("%S+") do
     result.columns[#result.columns + 1] = name
     result[name] = {}
   end
@@ -743,5 +893,36 @@ function wb.print_table(header, rows, fmt)
     io.write("  " .. table.concat(line, " ", 1, #r) .. "\n")
   end
 end
+
+---------------------------------------------------------------------------
+-- Errors of the helpers written in Lua point at the script's line: an
+-- error raised inside the workbench's own Lua (or by a C function it
+-- called, which carries no line) is raised again at the first frame of the
+-- script; an error of the script's own code (a run function, a model
+-- function) keeps its line.
+---------------------------------------------------------------------------
+local embedded_chunks = {}
+for _, name in ipairs{"workbench.lua", "sweep.lua", "autodiff.lua", "model_definition.lua",
+                      "model_compiler.lua", "check_method.lua"} do
+  embedded_chunks[name] = true
+end
+
+local function at_user_line(f)
+  return function(...)
+    local packed = table.pack(pcall(f, ...))
+    if packed[1] then return table.unpack(packed, 2, packed.n) end
+    local message = packed[2]
+    if type(message) ~= "string" then error(message, 0) end
+    local chunk, rest = message:match("^([^:\n]+):%d+: (.*)$")
+    if chunk and not embedded_chunks[chunk] then error(message, 0) end
+    error(rest or message, wb._user_level())
+  end
+end
+
+for _, name in ipairs{"order", "print_order", "work_precision", "print_work_precision", "plot",
+                      "read_table", "print_table", "check_method", "read_results"} do
+  if wb[name] then wb[name] = at_user_line(wb[name]) end
+end
+wb.tableau.load = at_user_line(wb.tableau.load)
 
 return wb

@@ -188,13 +188,15 @@ void solution_fill_row(solution *s, double t, const double *q, const double *p,
         wb_invariants(m, q, p, x);
 }
 
-static void write_header(solution *s)
+/* A plain header line of the stored columns' names, tab-separated (pandas,
+ * gnuplot's columnheader and wb.read_table read it as names). */
+void solution_write_header(const solution *s, FILE *fp)
 {
-    FILE *fp = s->stream.fp;
-    fputc('#', fp);
-    for (int i = 0; i < s->n_columns; i++)
-        if (s->columns[i].offset >= 0)
-            fprintf(fp, "%s%s", i ? "\t" : " ", s->columns[i].name);
+    for (int i = 0, first = 1; i < s->n_columns; i++)
+        if (s->columns[i].offset >= 0) {
+            fprintf(fp, "%s%s", first ? "" : "\t", s->columns[i].name);
+            first = 0;
+        }
     fputc('\n', fp);
 }
 
@@ -343,7 +345,7 @@ static solution *solution_create(integrator *it, const run_options *opt)
         }
         s->streaming = 1;
         s->stream_path = strdup(opt->stream_path);
-        write_header(s);
+        solution_write_header(s, s->stream.fp);
         return s;
     }
     long long rows = opt->steps / opt->every + 2;

@@ -15,6 +15,8 @@
 #define CORE_DRIVER_H
 
 #include "run/atomic_file.h"
+
+#include <stdio.h>
 #include "run/integrator_instance.h"
 
 typedef struct run_options {
@@ -83,6 +85,9 @@ typedef struct solution {
 solution *driver_run(integrator *it, const run_options *opt, const double *q0,
                      const double *p0);
 void solution_destroy(solution *s);
+
+/* The header line of a solution's TSV file: the stored columns' names. */
+void solution_write_header(const solution *s, FILE *fp);
 
 /* Column lookup; -1 with a message listing the columns otherwise. */
 int solution_column(const solution *s, const char *name);

@@ -285,6 +285,17 @@ wb_method_props method_config_props(const method_config *cfg)
     return props;
 }
 
+wb_method_props method_config_props_for(const method_config *cfg, const model_instance *mi)
+{
+    descriptor_describe_model_fn describe_model = descriptor_describe_model(cfg->method);
+    if (!describe_model)
+        return method_config_props(cfg);
+    wb_method_props props = {sizeof props, 0, 0, cfg->method->property_flags};
+    if (describe_model(method_config_plugin_values(cfg), model_instance_view(mi), &props) != WB_OK)
+        return method_config_props(cfg);
+    return props;
+}
+
 /* ---- instances ---------------------------------------------------------------- */
 
 int integrator_check_compatible(const method_config *cfg, const model_instance *mi)

@@ -33,6 +33,9 @@ const wb_option_value *method_config_plugin_values(const method_config *cfg);
 void method_config_name(const method_config *cfg, char *out, size_t size);
 /* Order and property flags for the current options. */
 wb_method_props method_config_props(const method_config *cfg);
+/* The same on model `mi`, where the method says they depend on the model
+ * (describe_model, ABI 1.2); method_config_props otherwise. */
+wb_method_props method_config_props_for(const method_config *cfg, const model_instance *mi);
 
 /* The claimable properties: the flag, its key in m.properties, and a label
  * for `workbench list`.  Terminated by an entry with bit 0. */

@@ -1,0 +1,110 @@
+-- What a new user meets: outputs that load anywhere, initial states that
+-- are checked, steps = where h = is, honest metadata, errors that name the
+-- script's line and the argument.
+local here = arg[0]
+local function expect_error(fn, pattern, message)
+  local ok, err = pcall(fn)
+  local text = tostring(err)
+  wb.check(not ok and text:find(pattern, 1, true) ~= nil, message,
+           ok and "no error raised" or text:gsub("\n.*", ""))
+  return text
+end
+local function read(path)
+  local f = io.open(wb.output_path(path), "r")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+local m = wb.model("pendulum")
+local rattle = wb.method("rattle")
+
+-- data files: a plain header line and a JSON sidecar
+local sol = wb.integrate{model = m, method = rattle, h = 0.01, steps = 50}
+sol:write("data/run.tsv")
+local text = read("data/run.tsv")
+wb.check(text and text:match("^t\tq1\tq2\tp1\tp2\t") ~= nil,
+         "sol:write: the first line is the column names, tab-separated", text and text:sub(1, 40))
+local meta = read("data/run.tsv.json")
+wb.check(meta and meta:find('"model": "pendulum"', 1, true) and meta:find('"method": "classic.rattle"', 1, true)
+         and meta:find('"h": 0.01', 1, true) and meta:find('"steps": 50', 1, true)
+         and meta:find('"tol": 1e-12', 1, true) ~= nil and meta:find('"date": "', 1, true) ~= nil
+         and meta:find('"params": {"m": 1, "l": 1, "g": 9.81}', 1, true) ~= nil,
+         "sol:write: a JSON file beside it with model, parameters, method, options, h, steps, date")
+local streamed = wb.integrate{model = m, method = rattle, h = 0.01, steps = 50, stream = "data/streamed.tsv"}
+wb.check((read("data/streamed.tsv") or ""):match("^t\tq1") ~= nil and read("data/streamed.tsv.json") ~= nil,
+         "stream =: the same header line and JSON file")
+local back = wb.read_table("data/run.tsv")
+wb.check(#back.t == 51 and back.q2[51] == sol:column("q2")[51], "wb.read_table reads the new files")
+wb.write_file("data/old.tsv", "# t\tq1\n0\t1\n0.5\tnan\n")
+local old = wb.read_table("data/old.tsv")
+wb.check(old.columns[2] == "q1" and old.q1[1] == 1 and old.q1[2] ~= old.q1[2],
+         "wb.read_table still reads files of earlier versions ('#' header), NaN included")
+if os.execute("command -v gnuplot >/dev/null 2>&1") then
+  local cmd = string.format("gnuplot -e \"set terminal dumb; set output '/dev/null'; plot '%s' using 1:3 title columnheader\" 2>&1",
+                            wb.output_path("data/run.tsv"))
+  local p = io.popen(cmd)
+  local out = p:read("a")
+  local ok = p:close()
+  wb.check(ok and not out:find("warning", 1, true) and not out:find("error", 1, true),
+           "gnuplot plots the file with its column header", out:sub(1, 120))
+end
+
+-- consistent initial states
+local msg = expect_error(function()
+  wb.integrate{model = m, method = "hbvm", h = 0.01, steps = 10, q0 = {0, -1.1}, p0 = {1, 0}}
+end, "not consistent with model 'pendulum'", "an initial state off the constraint is refused")
+wb.check(msg:find("m:project", 1, true) and msg:find("distance from g(q) = 0", 1, true) ~= nil,
+         "the refusal gives the residual and points to m:project", msg)
+local qc, pc = m:project({0, -1.1}, {1, 0})
+local ok = pcall(wb.integrate, {model = m, method = "hbvm", h = 0.01, steps = 10, q0 = qc, p0 = pc})
+wb.check(ok, "the projected state is taken")
+local taken = wb.integrate{model = m, method = "hbvm", h = 0.01, steps = 10, q0 = {0, -1.1},
+                           p0 = {1, 0}, consistency_tol = false}
+wb.check(taken.ok, "consistency_tol = false takes the state as it is")
+local q0 = {math.sin(0.3), -math.cos(0.3)}
+local only_q = wb.integrate{model = m, method = rattle, h = 0.01, steps = 10, q0 = q0}
+local qs, ps = only_q:state(1)
+local gv = m:hidden_constraints(qs, ps)[1]
+wb.check(qs[1] == q0[1] and math.abs(gv) < 1e-12,
+         "q0 alone: the default p0 is projected onto the hidden constraint at q0",
+         string.format("G M^-1 p0 = %.1e", gv))
+expect_error(function() wb.integrate{model = m, method = rattle, h = 0.01, steps = 10, q0 = {0.3, -0.5}} end,
+             "q0 must lie on the constraints", "q0 alone off the constraint is refused")
+local half = wb.integrate{model = m, method = wb.method("rk4"), h = 0.01, steps = 100}
+local qh, ph, aux = half:final()
+local cont = wb.integrate{model = m, method = wb.method("rk4"), h = 0.01, steps = 10, q0 = qh,
+                          p0 = ph, aux0 = aux, t0 = half.t_final}
+wb.check(cont.ok, "a continued run (aux0) takes a drifted state as it is")
+
+-- steps = wherever h = is
+local by_steps = wb.integrate{model = m, method = rattle, t_end = 1, steps = 40}
+wb.check(by_steps.h == 1 / 40 and by_steps.t_final == 1, "wb.integrate{t_end =, steps =}: h = t_end / steps")
+expect_error(function() wb.integrate{model = m, method = rattle, h = 0.1, t_end = 1, steps = 3} end,
+             "give two of h, steps and t_end", "h, t_end and steps together are refused")
+local r = wb.order{model = m, method = rattle, t_end = 1, steps = {10, 20, 40}, reference = {steps = 640}}
+wb.expect_near(r.order, 2, 0.1, "wb.order{steps = {...}}: RATTLE's order from step counts")
+wb.check(r.h[1] == 0.1, "the step counts become step sizes", tostring(r.h[1]))
+
+-- honest metadata
+expect_error(function() wb.method("rk", {tableau = "lobatto_iiia_iiib2"}) end,
+             "is a partitioned pair", "rk refuses a partitioned pair instead of using its first half")
+local hbvm = wb.method("hbvm", {k = 2, s = 2})
+wb.check(hbvm.order == 2 and hbvm:describe_for(wb.model("kepler")).order == 4
+         and hbvm:describe_for(m).order == 2,
+         "HBVM(2,2): order 2 with constraints, 4 without (describe_for)")
+
+-- errors name the script's line and the argument
+local err = expect_error(function() wb.order{model = m, method = rattle, t_end = 1, h = {0.1, 0.05},
+                                             reference = {h = 0.3}} end,
+                         "usability.lua:", "an error inside wb.order points at the script's line")
+wb.check(not err:find("workbench.lua", 1, true), "and not at the workbench's own file", err)
+expect_error(function() wb.plot{file = "x.png", series = {{x = {1}, y = {1}}}, xlable = "t"} end,
+             "no field 'xlable'", "wb.plot refuses an unknown field")
+expect_error(function() wb.plot{file = "x.png", series = {{x = {1}, y = {1}, titel = "a"}}} end,
+             "series 1 has no field 'titel'", "wb.plot refuses an unknown series field")
+expect_error(function() wb.expect_near(1, 1, "0.1", "x") end, "argument 3 (tol)",
+             "wb.expect_near names a wrong argument")
+expect_error(function() wb.expect_below("1", 2, "x") end, "argument 1 (value)",
+             "wb.expect_below names a wrong value")
