@@ -688,14 +688,18 @@ local function check_fields(t, known, what)
 end
 
 -- The default line styles: 12 colours a reader can tell apart and 5 dash
--- patterns, so that two series share both only after 60.
+-- patterns, cycling together, so that two series share both only after 60.
 local palette = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
                  "#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#000000", "#aec7e8"}
 local dashes = {"solid", "(12,6)", "(3,4)", "(14,5,3,5)", "(6,3,2,3,2,3)"}
 local function default_style(i, with)
   local colour = palette[(i - 1) % #palette + 1]
-  local dash = dashes[(i - 1) // #palette % #dashes + 1]
-  local style = format("lw 1.5 lc rgb '%s' dt %s", colour, dash)
+  -- dashes cycle with a period prime to the colours': a curve that
+  -- coincides with an earlier one shows the earlier one in its gaps, and
+  -- each later curve is a little thinner, leaving the earlier one's edges
+  local dash = dashes[(i - 1) % #dashes + 1]
+  local width = math.max(1.0, 2.6 - 0.25 * (i - 1))
+  local style = format("lw %.1f lc rgb '%s' dt %s", width, colour, dash)
   if with == "points" or with == "linespoints" then
     style = style .. format(" pt %d ps 1.2", (i - 1) % 13 + 1)
   end
