@@ -45,7 +45,7 @@ static const wb_option_spec vrkmk_options[] = {
 static const wb_option_spec vcg_options[] = {
     {"tableau", WB_OPT_TABLEAU, 0, 0, 0, "implicit_midpoint", NULL,
      "Butcher tableau (object or name; every weight nonzero): a composition of midpoint steps "
-     "such as wb.tableau.triple_jump(\"implicit_midpoint\") has the composition's order"},
+     "such as wb.tableau.triple_jump(wb.tableau.gauss(1)) has the composition's order"},
     SOLVER_OPTIONS,
     WARM_START_OPTION,
 };

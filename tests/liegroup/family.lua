@@ -59,6 +59,17 @@ do -- a tableau with ahat != a: the pair (a, b; ahat, b) as prk
            "Kutta3: the conjugate pair has order 3, vrkmk claims 3")
 end
 
+do -- Ralston's third-order tableau: its conjugate pair is of order 2 only
+  local ralston = wb.tableau{a = {{0, 0, 0}, {0.5, 0, 0}, {0, 0.75, 0}}, b = {2 / 9, 1 / 3, 4 / 9},
+                             name = "ralston3"}
+  local method = wb.method("vrkmk", {tableau = ralston})
+  local r = wb.order{model = flat, method = method, t_end = 1, h = {0.02, 0.01, 0.005},
+                     reference = {h = 0.001, method = wb.method("vrkmk", {tableau = "gauss3"})}}
+  wb.check(ralston:order() == 3 and method.order == 2,
+           "Ralston 3: a tableau of order 3 whose pair (a, ahat) has order 2; vrkmk claims 2")
+  wb.expect_near(r.order, 2, 0.1, "Ralston 3: vrkmk's fitted order on R^2 is 2")
+end
+
 -- 2. compositions and one map in three forms ----------------------------------
 local dipole = wb.model("dipole")
 local q0, p0 = dipole:initial()
