@@ -13,6 +13,7 @@
 #include "classic.h"
 #include "wb_array.h"
 #include "wb_mass.h"
+#include "wb_residual_scale.h"
 #include "wb_vec.h"
 
 #include <stdlib.h>
@@ -33,13 +34,15 @@ typedef struct rattle {
     double *cached_q;           /* the q that grad0, G0 and W belong to */
     int cache_valid;
     double *half, *tmp, *S, *lambda, *mu, *saved_lambda;
+    double *scale;              /* the sizes of g_k's terms at q0 (Newton's test) */
     int *pivots;
 } rattle;
 
 enum { OPT_TOL, OPT_MAX_ITER };
 static const wb_option_spec options[] = {
     {"tol", WB_OPT_NUMBER, 1e-12, 1e-16, 1e-2, NULL, NULL,
-     "Newton tolerance on max |g(q1)|"},
+     "Newton tolerance on max |g(q1)| (relative to the size of g's terms, |q|^2 for "
+     "|q|^2 - l^2, where they are below 1; stopping at their round-off)"},
     {"max_iter", WB_OPT_INTEGER, 50, 1, 1000, NULL, NULL, "Newton iterations per step"},
 };
 
@@ -87,7 +90,7 @@ static int create_common(const wb_host *host, const wb_model *model,
     host->newton_defaults(host, &r->newton_options);
     r->newton_options.tol = opts[OPT_TOL].number;
     r->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
-    size_t doubles = (size_t)n * 6 + (size_t)m * n * 3 + (size_t)m * m + (size_t)m * 5 + n;
+    size_t doubles = (size_t)n * 6 + (size_t)m * n * 3 + (size_t)m * m + (size_t)m * 6 + n;
     r->drift = calloc(doubles, sizeof(double));
     r->pivots = calloc((size_t)m, sizeof(int));
     r->newton = host->newton_create(host, m);
@@ -109,6 +112,9 @@ static int create_common(const wb_host *host, const wb_model *model,
     r->lambda = p, p += m;
     r->mu = p, p += m;
     r->saved_lambda = p, p += m;
+    r->scale = p, p += m;
+    r->newton_options.struct_size = sizeof r->newton_options;
+    r->newton_options.residual_scale = r->scale;
     *inst = r;
     return WB_OK;
 }
@@ -228,6 +234,7 @@ static int step(void *inst, double t, double h, const double *q0, const double *
     (void)t;
     r->h = h;
     start_values(r, q0, stats);
+    wb_constraint_row_scales(m, n, r->G0, wb_scale_max_abs(n, q0), 1.0, r->scale);
     /* drift = q0 + h M^-1 (p0 - h/2 grad V(q0)) */
     for (int i = 0; i < n; i++)
         r->tmp[i] = p0[i] - 0.5 * h * r->grad0[i];

@@ -5,6 +5,7 @@
 #include "wb_array.h"
 #include "wb_fd.h"
 #include "wb_mass.h"
+#include "wb_residual_scale.h"
 #include "wb_vec.h"
 
 #include <float.h>
@@ -147,6 +148,7 @@ static int allocate(ggl *g)
         size_t count;
     } parts[] = {
         {&g->x, N},       {&g->saved, N},  {&g->branch0, N}, {&g->branch1, N},
+        {&g->scale, N},
         {&g->M, n * n},
         {&g->Minv, n * n}, {&g->grad0, n},  {&g->G0, m * n},  {&g->g0, m},
         {&g->qa, n},      {&g->w, n},       {&g->u, n},       {&g->t1, n},
@@ -198,6 +200,9 @@ int ggl_create(const wb_host *host, const wb_model *model, const ggl_scheme *sch
         host->error(host, "%s: out of memory", scheme->label);
         return WB_ERR_NOMEM;
     }
+    /* Newton's test relative to each row's terms (ABI 1.2) */
+    g->newton_options.struct_size = sizeof g->newton_options;
+    g->newton_options.residual_scale = g->scale;
     mass_matrices(g);
     *inst = g;
     return WB_OK;
@@ -294,6 +299,31 @@ static int solve_by_continuation(ggl *g, double h, const double *start, wb_step_
     return WB_OK;
 }
 
+/* The size of each residual row's terms at (q0, p0); the rows follow the
+ * unknowns' blocks: q rows |q0| + h |M^-1 p0|, momentum rows (p and v)
+ * |p0| + h |grad V|, g rows G(q0) |q0|, g^v rows G(q0) |M^-1| times the
+ * momentum size.  (t1 and Gb are free until the Newton solve.) */
+static void row_scales(ggl *g, double h, const double *q0, const double *p0)
+{
+    const int n = g->n, m = g->m;
+    double momentum = wb_momentum_scale(g->model, q0, p0, h, g->t1);
+    mat_vec(n, n, g->Minv, p0, g->t1);
+    double position = wb_scale_or_one(wb_scale_max_abs(n, q0) + fabs(h) * wb_scale_max_abs(n, g->t1));
+    double minv = 0.0;
+    for (int i = 0; i < n; i++)
+        minv = fmax(minv, wb_scale_max_abs(n, g->Minv + (size_t)i * n) * n);
+    for (int i = 0; i < n; i++) {
+        g->scale[g->off_q + i] = position;
+        g->scale[g->off_p + i] = momentum;
+        if (g->off_v >= 0)
+            g->scale[g->off_v + i] = momentum;
+    }
+    wb_constraint_jacobian(g->model, q0, g->Gb);
+    wb_constraint_row_scales(m, n, g->Gb, wb_scale_max_abs(n, q0), 1.0, g->scale + g->off_l);
+    if (g->off_g >= 0)
+        wb_constraint_row_scales(m, n, g->Gb, minv * momentum, 1.0, g->scale + g->off_g);
+}
+
 int ggl_step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
              double *p1, wb_step_stats *stats)
 {
@@ -304,6 +334,7 @@ int ggl_step(void *inst, double t, double h, const double *q0, const double *p0,
         g->scheme->start_values(g);
     vec_copy(g->size, g->x, g->saved);
     initial_guess(g, h, q0, p0);
+    row_scales(g, h, q0, p0);
     if (g->continuation)
         vec_copy(g->size, g->x, g->branch0); /* the guess, kept for a continuation */
     int status = solve(g, stats);

@@ -60,6 +60,7 @@ struct ggl {
     /* the step being solved */
     double h;
     const double *q0, *p0;
+    double *scale;            /* the sizes of each residual row's terms     */
     double *x, *saved;        /* unknowns (x owns the work memory); the
                                  previous step's, restored on failure      */
     double *branch0, *branch1; /* continuation: the last two solutions     */

@@ -16,8 +16,10 @@
 
 #include "wb_integrator_plugin.h"
 #include "wb_mass.h"
+#include "wb_residual_scale.h"
 #include "wb_vec.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,7 @@ typedef struct spark {
     wb_newton_options newton_options;
     double *x;              /* unknowns (P_1..P_s, L_1..L_s)                   */
     double *saved;          /* the guess, restored when a step fails           */
+    double *scale;          /* the sizes of each residual row's terms (Newton) */
     double *Minv;           /* n x n                                           */
     double *V;              /* V_j = M^-1 P_j, s x n                           */
     double *Q, *F, *G;      /* stages: Q_j, F_j (s x n), G(Q_j) (s x m x n)    */
@@ -50,7 +53,8 @@ static const wb_option_spec options[] = {
     {"s", WB_OPT_INTEGER, 3, 2, 8, NULL, NULL,
      "stages of the Lobatto IIIA-IIIB pair: order 2s-2 (s = 2 is RATTLE)"},
     {"tol", WB_OPT_NUMBER, 1e-12, 1e-16, 1e-3, NULL, NULL,
-     "Newton tolerance on the residuals (momenta, g/h, G M^-1 p1)"},
+     "Newton tolerance on the residuals (momenta, g/h, G M^-1 p1; relative to the size "
+     "of a residual's terms where they are below 1, stopping at their round-off)"},
     {"max_iter", WB_OPT_INTEGER, 50, 1, 1000, NULL, NULL, "Newton iterations per step"},
     {"iteration", WB_OPT_CHOICE, 0, 0, 0, "newton", "newton|simplified",
      "full Newton, or simplified Newton reusing the step's first Jacobian"},
@@ -235,7 +239,7 @@ static void destroy(void *inst)
 static int allocate(spark *k)
 {
     const size_t n = (size_t)k->n, m = (size_t)k->m, s = (size_t)k->s, N = (size_t)k->size;
-    const size_t doubles = 2 * N + n * n + 3 * s * n + s * m * n + s * n * n + 2 * n * n +
+    const size_t doubles = 3 * N + n * n + 3 * s * n + s * m * n + s * n * n + 2 * n * n +
                            2 * n + 4 * m * n + m * m;
     k->x = calloc(doubles, sizeof(double));
     k->newton = k->host->newton_create(k->host, k->size);
@@ -243,6 +247,7 @@ static int allocate(spark *k)
         return WB_ERR_NOMEM;
     double *p = k->x + N;
     k->saved = p, p += N;
+    k->scale = p, p += N;
     k->Minv = p, p += n * n;
     k->V = p, p += s * n;
     k->Q = p, p += s * n;
@@ -289,11 +294,13 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
     k->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
     k->newton_options.simplified = opts[OPT_ITERATION].string[0] == 's';
     k->newton_options.step_tol = opts[OPT_STEP_TOL].number;
+    k->newton_options.struct_size = sizeof k->newton_options; /* with residual_scale */
     if (allocate(k) != WB_OK) {
         destroy(k);
         host->error(host, "spark: out of memory");
         return WB_ERR_NOMEM;
     }
+    k->newton_options.residual_scale = k->scale;
     wb_constant_inverse_mass(model, k->Q, k->Minv); /* Q (s >= 2 stages) is free until a step */
     *inst = k;
     return WB_OK;
@@ -325,6 +332,26 @@ static int start(void *inst, double t, double h, const double *q, const double *
     return WB_OK;
 }
 
+/* The size of each residual row's terms at (q0, p0): momenta |p0| + h |F|,
+ * g(Q_i) / h from G(q0) |q0| / h, and G(q1) M^-1 p1 from G(q0) |M^-1| times
+ * the momentum size.  (k->B and k->v are free until the Newton solve.) */
+static void row_scales(spark *k, double h, const double *q0, const double *p0)
+{
+    const int n = k->n, m = k->m, s = k->s;
+    double momentum = wb_momentum_scale(k->model, q0, p0, h, k->v);
+    for (int r = 0; r < s * n; r++)
+        k->scale[r] = momentum;
+    wb_constraint_jacobian(k->model, q0, k->B);
+    double *rows = k->scale + (size_t)s * n;
+    wb_constraint_row_scales(m, n, k->B, wb_scale_max_abs(n, q0), fabs(h), rows);
+    for (int i = 2; i < s; i++)
+        vec_copy(m, rows, rows + (size_t)(i - 1) * m);
+    double minv = 0.0; /* |M^-1| in the max norm */
+    for (int i = 0; i < n; i++)
+        minv = fmax(minv, wb_scale_max_abs(n, k->Minv + (size_t)i * n) * n);
+    wb_constraint_row_scales(m, n, k->B, minv * momentum, 1.0, rows + (size_t)(s - 1) * m);
+}
+
 static int step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
                 double *p1, wb_step_stats *stats)
 {
@@ -338,6 +365,7 @@ static int step(void *inst, double t, double h, const double *q0, const double *
     const double *last = stage_L(k, k->saved, k->s - 1);
     for (int i = 0; i < k->s; i++)
         vec_copy(k->m, last, stage_L(k, k->x, i));
+    row_scales(k, h, q0, p0);
     int status = k->host->newton_solve(k->host, k->newton, residual, jacobian, k, k->x,
                                        &k->newton_options, stats, NULL);
     if (status != WB_OK) {

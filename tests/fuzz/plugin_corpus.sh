@@ -107,20 +107,20 @@ timeout 60 "$exe" --plugin-path "$work/marker_control" list >"$work/marker_contr
 grep -E -q '^model +constructor_marker ' "$work/marker_control.out" && [ -e "$marker" ] ||
     fail "marker_control: the well-formed plugin is not listed or its constructor did not run"
 folder crash && cp "$scenarios/constructor_crash.so" "$work/crash/"
-run_case crash "loading it killed a test process (signal 11"
+run_case crash "loading or unloading it killed a test process (signal 11"
 folder exits && cp "$scenarios/constructor_exit.so" "$work/exits/"
 run_case exits "exited (status 3) without a verdict"
 folder hang && cp "$scenarios/constructor_hang.so" "$work/hang/"
-WORKBENCH_PROBE_TIMEOUT=1 run_case hang "did not finish within 1 s"
+WORKBENCH_PROBE_TIMEOUT=1 run_case hang "did not finish within 1 s in a test process"
 # the verdict is cached: no second wait, the same message
 start=$(date +%s)
-WORKBENCH_PROBE_TIMEOUT=1 run_case hang "did not finish within 1 s"
+WORKBENCH_PROBE_TIMEOUT=1 run_case hang "did not finish within 1 s in a test process"
 [ $(($(date +%s) - start)) -lt 1 ] || echo "note: the cached verdict took a second or more"
 grep -q "constructor_hang.so" "$work/cache/plugin-verdicts" ||
     fail "the hanging plugin's verdict is not in the cache"
 # a changed file is probed again
 touch "$work/hang/constructor_hang.so"
-WORKBENCH_PROBE_TIMEOUT=1 run_case hang "did not finish within 1 s"
+WORKBENCH_PROBE_TIMEOUT=1 run_case hang "did not finish within 1 s in a test process"
 
 # ---- discovery beyond 512 entries ---------------------------------------------
 folder many && seq -f "$work/many/a%03g.so" 0 599 | xargs touch

@@ -10,6 +10,7 @@
 #include "test_check.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -212,7 +213,18 @@ static void check_root_12(const run *r, const char *what)
 static void test_defaults_and_create(const wb_host *host)
 {
     wb_newton_options opt = defaults(host);
-    CHECK(opt.struct_size == sizeof opt, "defaults: struct_size %u", opt.struct_size);
+    /* the 1.0 members only: a plugin built against an earlier header has a
+     * struct that ends there (residual_scale is 1.2, set by those who know it) */
+    CHECK(opt.struct_size == offsetof(wb_newton_options, residual_scale),
+          "defaults: struct_size %u, the 1.0 layout's %zu", opt.struct_size,
+          offsetof(wb_newton_options, residual_scale));
+    unsigned char bytes[sizeof(wb_newton_options) + 16];
+    memset(bytes, 0xab, sizeof bytes);
+    host->newton_defaults(host, (wb_newton_options *)(void *)bytes);
+    int untouched = 1;
+    for (size_t i = offsetof(wb_newton_options, residual_scale); i < sizeof bytes; i++)
+        untouched &= bytes[i] == 0xab;
+    CHECK(untouched, "defaults: nothing written past the 1.0 members");
     CHECK(opt.tol == 1e-12 && opt.step_tol == 0.0 && opt.max_iter == 50 &&
               opt.simplified == 0 && opt.fd_eps == 0.0 && opt.settle_update == 0,
           "defaults: tol %g, step_tol %g, max_iter %d, simplified %d, fd_eps %g", opt.tol,
@@ -474,6 +486,43 @@ static void test_step_tol_contract(const wb_host *host)
           "took %d", loose.report.iterations, both.report.iterations);
 }
 
+/* Residual scales (1.2): a residual whose round-off floor, scale * 1e-16,
+ * lies above an absolute tol converges when the tol is relative to its
+ * terms; a tol below round-off is raised to 16 eps and met. */
+static void test_residual_scale(const wb_host *host)
+{
+    const double x0[2] = {1.3, 1.1}, big = 1e8;
+    wb_newton_options opt = defaults(host);
+    run absolute = solve(host, 2, scaled_sqrt2, scaled_sqrt2_jacobian, x0, &opt, big);
+    CHECK_STATUS(absolute.status, WB_ERR_NEWTON, "scale 1e8, absolute tol 1e-12");
+    double scales[2] = {2.0 * big, 2.0 * big};
+    opt.struct_size = sizeof opt;
+    opt.residual_scale = scales;
+    run relative = solve(host, 2, scaled_sqrt2, scaled_sqrt2_jacobian, x0, &opt, big);
+    CHECK_STATUS(relative.status, WB_OK, "scale 1e8, tol relative to the terms");
+    CHECK(fabs(relative.x[0] - sqrt(2.0)) <= 1e-15 && fabs(relative.x[1] - sqrt(2.0)) <= 1e-15,
+          "relative: (%.17g, %.17g), expected sqrt(2) twice", relative.x[0], relative.x[1]);
+    CHECK(relative.report.iterations <= 8, "relative: %d iterations",
+          relative.report.iterations);
+    opt.tol = 1e-20; /* below round-off: the iteration stops at the floor */
+    run tiny = solve(host, 2, scaled_sqrt2, scaled_sqrt2_jacobian, x0, &opt, big);
+    CHECK_STATUS(tiny.status, WB_OK, "tol 1e-20: stops at the round-off floor");
+    /* small terms: tol relative to them (an absolute 1e-12 would accept
+     * anything of 1e-13 = sqrt(2) +- 0.5 for a residual of size 1e-12) */
+    const double small = 1e-12, near[2] = {1.4142, 1.4142};
+    opt.tol = 1e-12;
+    scales[0] = scales[1] = 2.0 * small;
+    run tight = solve(host, 2, scaled_sqrt2, scaled_sqrt2_jacobian, near, &opt, small);
+    CHECK_STATUS(tight.status, WB_OK, "scale 1e-12, relative tol");
+    CHECK(fabs(tight.x[0] - sqrt(2.0)) <= 1e-11, "scale 1e-12: x %.17g, not the guess",
+          tight.x[0]);
+    opt.tol = 1e-12;
+    scales[0] = scales[1] = 2.0;
+    run one = solve(host, 2, scaled_sqrt2, scaled_sqrt2_jacobian, x0, &opt, 1.0);
+    CHECK_STATUS(one.status, WB_OK, "scale 1, relative tol");
+    CHECK(fabs(one.x[0] - sqrt(2.0)) <= 1e-12, "scale 1: x %.17g", one.x[0]);
+}
+
 int main(int argc, char **argv)
 {
     const wb_host *host = host_services();
@@ -493,5 +542,6 @@ int main(int argc, char **argv)
     test_residual_status_propagates(host);
     test_step_tol_tight(host);
     test_settle_update(host);
+    test_residual_scale(host);
     return test_summary("newton");
 }

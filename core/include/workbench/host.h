@@ -90,6 +90,19 @@ typedef struct wb_newton_options {
      * of 1e-6.  These further updates get their own max_iter.  0: stop at
      * the residual test alone (the default). */
     int settle_update;
+    /* 1.2: NULL (the default: tol is absolute), or n positive numbers s_i,
+     * the size of the terms each residual r_i is made of (|q|^2 for g =
+     * |q|^2 - l^2, |p| for a momentum balance): its round-off floor is about
+     * eps s_i.  Then row i is converged when |r_i| <= tol min(1, s_i): tol
+     * as before for rows of size 1 or more, relative for smaller ones (a
+     * pendulum of length 1e-6); and the iteration has converged, too, once
+     * the residual no longer halves while every |r_i| <= 64 eps s_i: its
+     * round-off floor, above tol for large terms (a pendulum of length 1e6,
+     * where eps l^2 > 1e-12).
+     * newton_defaults writes the 1.0 members and their struct_size only:
+     * set struct_size = sizeof(wb_newton_options) and this member after it
+     * (a plugin built against earlier headers has no room for it). */
+    const double *residual_scale;
 } wb_newton_options;
 
 typedef struct wb_newton_report {

@@ -59,7 +59,8 @@ static const char usage[] =
     "\n"
     "environment: WORKBENCH_PLUGIN_PATH (colon-separated plugin folders),\n"
     "             WORKBENCH_OUTPUT_DIR, WORKBENCH_NO_PROGRESS (no progress lines),\n"
-    "             WORKBENCH_CACHE_DIR (wb.compile_model's plugins), CC\n"
+    "             WORKBENCH_CACHE_DIR (wb.compile_model's plugins, plugin verdicts), CC,\n"
+    "             WORKBENCH_PROBE_TIMEOUT (seconds a first plugin load may take)\n"
     "\n"
     "A script's exit status is non-zero when it raises an error or when one of\n"
     "its checks (wb.check, wb.expect_near, ...) fails.\n";
@@ -221,7 +222,8 @@ static void print_option(const wb_option_spec *o)
     switch (o->type) {
     case WB_OPT_NUMBER:
     case WB_OPT_INTEGER:
-        printf("default %-10g range [%g, %g]", o->default_number, o->min, o->max);
+        printf("default %-10s range [%s, %s]", host_number(o->default_number).text,
+               host_number(o->min).text, host_number(o->max).text);
         break;
     case WB_OPT_BOOLEAN:
         printf("default %s", o->default_number != 0 ? "true" : "false");
@@ -413,8 +415,9 @@ static void print_model(const wb_model_class *c)
     print_extensions(c);
     for (uint32_t i = 0; i < c->n_params; i++) {
         const wb_param_spec *p = descriptor_param(c, i);
-        printf("      %-10s default %-10g range [%g, %g]  %s\n", p->name, p->default_value,
-               p->min, p->max, p->doc ? p->doc : "");
+        printf("      %-10s default %-10s range [%s, %s]  %s\n", p->name,
+               host_number(p->default_value).text, host_number(p->min).text,
+               host_number(p->max).text, p->doc ? p->doc : "");
     }
 }
 

@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define ERROR_CAPACITY 1024
@@ -52,6 +53,15 @@ int host_has_error(void)
 void host_clear_error(void)
 {
     error_slot[0] = '\0';
+}
+
+host_number_text host_number(double x)
+{
+    host_number_text out;
+    snprintf(out.text, sizeof out.text, "%.15g", x);
+    if (strtod(out.text, NULL) != x && x == x)
+        snprintf(out.text, sizeof out.text, "%.17g", x);
+    return out;
 }
 
 void host_set_log_level(int level)

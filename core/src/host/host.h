@@ -17,6 +17,13 @@ void host_clear_error(void);
 /* Prefix the current error message with context ("model 'x': "). */
 void host_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* x as the shortest decimal that reads back as x (%.15g, else %.17g), so
+ * that a message never shows a bound rounded onto the value it refuses. */
+typedef struct host_number_text {
+    char text[32];
+} host_number_text;
+host_number_text host_number(double x);
+
 /* Verbosity of wb_host.log: messages below this level are dropped. */
 void host_set_log_level(int level);
 void host_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -3,6 +3,7 @@
 #include "wb_vec.h"
 
 #include <float.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -53,7 +54,8 @@ void newton_destroy(const wb_host *host, wb_newton *ws)
 void newton_defaults(const wb_host *host, wb_newton_options *opt)
 {
     (void)host;
-    opt->struct_size = sizeof *opt;
+    /* the 1.0 members only: an older plugin's struct ends there */
+    opt->struct_size = (uint32_t)offsetof(wb_newton_options, residual_scale);
     opt->tol = 1e-12;
     opt->step_tol = 0.0;
     opt->max_iter = 50;
@@ -116,6 +118,38 @@ static int form_jacobian(const wb_host *host, wb_newton *ws,
     return status;
 }
 
+/* The tolerance of a row whose terms have the size `scale`
+ * (residual_scale): tol for rows of size 1 or more (as with no scales),
+ * tol relative to the size for smaller ones. */
+static double row_tolerance(double tol, double scale)
+{
+    return scale > 0.0 && isfinite(scale) ? tol * fmin(1.0, scale) : tol;
+}
+
+/* max_i |r_i| / tol_i: the residual test holds when it is at most 1. */
+static double residual_measure(int n, const double *r, const double *scale, double tol)
+{
+    double worst = 0.0;
+    for (int i = 0; i < n; i++) {
+        double v = fabs(r[i]) / row_tolerance(tol, scale ? scale[i] : 1.0);
+        if (v != v || v > worst)
+            worst = v;
+    }
+    return worst;
+}
+
+/* Whether every row is within its round-off floor, 64 eps times the size of
+ * its terms: where an iteration that no longer gets smaller has to stop. */
+static int at_round_off(int n, const double *r, const double *scale)
+{
+    for (int i = 0; i < n; i++) {
+        double s = scale[i] > 0.0 && isfinite(scale[i]) ? scale[i] : 1.0;
+        if (!(fabs(r[i]) <= 64.0 * DBL_EPSILON * s))
+            return 0;
+    }
+    return 1;
+}
+
 /* Every |dx_i| <= tol max(1, |x_i|): relative to each unknown, since an
  * absolute test stalls on the round-off of large unknowns (multipliers). */
 static int update_settled(int n, const double *x, const double *dx, double tol)
@@ -151,12 +185,17 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
     }
     double step_norm = 0.0, residual_norm = 0.0, residual_before = INFINITY;
     int iterations = 0, settling = 0, status = WB_OK, have_factors = 0;
+    const double *scale = WB_HAS_FIELD(opt, wb_newton_options, residual_scale)
+                              ? opt->residual_scale : NULL;
+    const double tol = opt->tol;
+    double measure = 0.0; /* max_i |r_i| / tol_i: converged at 1 */
 
     for (;;) {
         status = eval_residual(residual, user, x, ws->residual, stats);
         if (status != WB_OK)
             break;
         residual_norm = vec_max_abs(n, ws->residual);
+        measure = residual_measure(n, ws->residual, scale, tol);
         if (!isfinite(residual_norm)) {
             host->error(host, "Newton: non-finite residual after %d iterations",
                         iterations);
@@ -169,21 +208,32 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
                          step_norm <= opt->step_tol * (1.0 + vec_max_abs(n, x));
         if (small_step)
             break;
-        if (residual_norm <= opt->tol) {
-            if (settled(opt, n, x, ws->update, iterations, settling, residual_norm,
+        if (measure <= 1.0) {
+            if (settled(opt, n, x, ws->update, iterations, settling, measure,
                         residual_before))
                 break;
             if (settling++ >= opt->max_iter) {
                 host->error(host, "Newton: the updates stay above the tolerance %.3e after "
                             "%d more iterations (last update %.3e, residual %.3e)",
-                            opt->tol, opt->max_iter, step_norm, residual_norm);
+                            tol, opt->max_iter, step_norm, residual_norm);
                 status = WB_ERR_NEWTON;
                 break;
             }
+        } else if (scale && iterations > 0 && !(measure < 0.5 * residual_before) &&
+                   at_round_off(n, ws->residual, scale)) {
+            /* the rows' round-off floor lies above tol (a pendulum of length
+             * 1e6: eps l^2 > 1e-12) and the residual has stopped falling */
+            break;
         } else if (iterations >= opt->max_iter) {
-            host->error(host, "Newton did not converge in %d iterations "
-                        "(residual %.3e, tolerance %.3e)",
-                        iterations, residual_norm, opt->tol);
+            if (scale)
+                host->error(host, "Newton did not converge in %d iterations (residual %.3e, "
+                            "%.3g times the tolerance of its row, tolerance %.3e, relative "
+                            "to the row's terms where they are below 1)", iterations,
+                            residual_norm, measure, tol);
+            else
+                host->error(host, "Newton did not converge in %d iterations "
+                            "(residual %.3e, tolerance %.3e)",
+                            iterations, residual_norm, tol);
             status = WB_ERR_NEWTON;
             break;
         }
@@ -205,7 +255,7 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
         for (int i = 0; i < n; i++)
             x[i] -= ws->update[i];
         step_norm = vec_max_abs(n, ws->update);
-        residual_before = residual_norm;
+        residual_before = measure;
         iterations++;
         if (stats)
             stats->newton_iterations++;

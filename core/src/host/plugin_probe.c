@@ -36,9 +36,10 @@ static int verdict_count, verdict_capacity, cache_loaded, cache_dirty;
 
 static int cache_file(char *out, size_t size)
 {
+    /* the folder wb.compile_model caches in (lua/lua_compile.c) */
     const char *dir = getenv("WORKBENCH_CACHE_DIR"), *base = NULL, *tail = "";
     if (dir && !*dir)
-        return -1; /* set but empty: no cache */
+        dir = NULL;
     if (!dir) {
         base = getenv("XDG_CACHE_HOME"), tail = "/workbench";
         if (!base || base[0] != '/')
@@ -271,6 +272,9 @@ static void child(const char *path, plugin_probe_validate validate, int out)
                  dlerror());
     else if (validate(path, handle) != 0)
         snprintf(message, sizeof message, "E%s", host_last_error());
+    else if (dlclose(handle) != 0) /* its destructors run at the host's exit too */
+        snprintf(message, sizeof message, "Eplugin file '%s' could not be unloaded: %s", path,
+                 dlerror());
     else
         snprintf(message, sizeof message, "O");
     size_t length = strlen(message);
@@ -353,16 +357,18 @@ static int run_child(const char *path, plugin_probe_validate validate, char *rea
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     if (timed_out) {
-        snprintf(reason, size, "plugin file '%s' could not be loaded: loading it did not "
-                 "finish within %g s in a test process (a constructor that never returns?)",
+        snprintf(reason, size, "plugin file '%s' could not be loaded: loading and unloading "
+                 "it did not finish within %g s in a test process (a constructor or destructor "
+                 "that never returns?)",
                  path, timeout);
         *cacheable = 1;
         return 0;
     }
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        snprintf(reason, size, "plugin file '%s' could not be loaded: loading it killed a "
-                 "test process (signal %d, %s): a damaged file, or a constructor that crashes",
+        snprintf(reason, size, "plugin file '%s' could not be loaded: loading or unloading it "
+                 "killed a test process (signal %d, %s): a damaged file, or a constructor or "
+                 "destructor that crashes",
                  path, sig, strsignal(sig));
         *cacheable = 1;
         return 0;

@@ -1,9 +1,10 @@
 /* Loading a plugin for the first time in a child process.
  *
  * What the static checks (host/plugin_file.h) cannot see -- a damaged
- * file that is still well-formed ELF, a constructor that crashes or never
- * returns -- must not take the host down.  So a plugin file the host has
- * not seen before is first loaded and validated in a forked child; the
+ * file that is still well-formed ELF, a constructor or destructor that
+ * crashes or never returns -- must not take the host down.  So a plugin
+ * file the host has not seen before is first loaded, validated and
+ * unloaded in a forked child; the
  * host loads it itself only when the child came back with a clean
  * verdict.  Verdicts are cached by path, device, inode, size and mtime in
  * $WORKBENCH_CACHE_DIR (default $XDG_CACHE_HOME/workbench or

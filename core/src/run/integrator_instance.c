@@ -186,8 +186,9 @@ int method_config_set_number(method_config *cfg, int index, double value)
         return -1;
     }
     if (value < o->min || value > o->max) {
-        host_error("method '%s': option '%s' = %g is outside [%g, %g] (%s)", full, o->name,
-                   value, o->min, o->max, o->doc ? o->doc : "");
+        host_error("method '%s': option '%s' = %s is outside [%s, %s] (%s)", full, o->name,
+                   host_number(value).text, host_number(o->min).text, host_number(o->max).text,
+                   o->doc ? o->doc : "");
         return -1;
     }
     cfg->values[index].number = value;

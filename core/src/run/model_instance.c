@@ -540,8 +540,9 @@ model_instance *model_instance_create(const plugin *p, const double *params)
         const wb_param_spec *s = descriptor_param(c, i);
         double value = params ? params[i] : s->default_value;
         if (!(value >= s->min && value <= s->max)) {
-            host_error("model '%s': parameter '%s' = %g is outside [%g, %g] (%s)",
-                       c->name, s->name, value, s->min, s->max, s->doc ? s->doc : "");
+            host_error("model '%s': parameter '%s' = %s is outside [%s, %s] (%s)", c->name,
+                       s->name, host_number(value).text, host_number(s->min).text,
+                       host_number(s->max).text, s->doc ? s->doc : "");
             free(mi->params);
             free(mi);
             return NULL;
