@@ -93,6 +93,16 @@ patch phoff 32 '\377\377\377\377\000\000\000\000' "truncated: its headers reach 
 patch shoff 40 '\377\377\377\377\377\000\000\000' "truncated: its headers reach beyond"
 patch ehsize 52 '\000\001' "its ELF header is malformed"
 
+# ---- damaged dynamic sections (the mutation fuzzer's finds, kept in
+# corpus/plugins/): the loader would follow each index or address -----------
+corpus=$(dirname "$0")/corpus/plugins
+dynamic_case() { # NAME EXPECTED
+    folder "$1" && cp "$corpus/$1.bin" "$work/$1/x.so"
+    run_case "$1" "$2"
+}
+dynamic_case version_index_past_table "a symbol names a version the object neither needs nor defines"
+dynamic_case init_into_function "changed memory the process owns"
+
 # ---- constructors -------------------------------------------------------------
 marker="$work/constructor-ran"
 export WB_TEST_MARKER="$marker"
@@ -112,6 +122,8 @@ folder exits && cp "$scenarios/constructor_exit.so" "$work/exits/"
 run_case exits "exited (status 3) without a verdict"
 folder hang && cp "$scenarios/constructor_hang.so" "$work/hang/"
 WORKBENCH_PROBE_TIMEOUT=1 run_case hang "did not finish within 1 s in a test process"
+folder scribble && cp "$scenarios/constructor_scribble.so" "$work/scribble/"
+run_case scribble "changed memory the process owns (its stack, arguments or environment)"
 # the verdict is cached: no second wait, the same message
 start=$(date +%s)
 WORKBENCH_PROBE_TIMEOUT=1 run_case hang "did not finish within 1 s in a test process"

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,8 +254,74 @@ static void remember(const char *path, const plugin_file_info *info, int ok,
 
 /* ---- the child ---------------------------------------------------------------- */
 
-static void child(const char *path, plugin_probe_validate validate, int out)
+/* What the child's callers own: every stack frame above its own, the
+ * arguments, the environment and the auxiliary vector, up to the top of
+ * the main thread's stack.  Nothing the child does may change a byte of
+ * it; a plugin whose loading does (a damaged DT_INIT that jumps into a
+ * function called with (argc, argv, envp), say) would do the same in the
+ * host without crashing it, leaving it to fail later at an unrelated
+ * place.  This is a tripwire, not a sandbox: memory the loader itself
+ * legitimately writes (its own and libc's data, the heap) is not
+ * compared, and the heap is only exercised. */
+typedef struct caller_memory {
+    const unsigned char *start;
+    size_t length;
+    unsigned char *copy;
+} caller_memory;
+
+static int stack_top(uintptr_t *top)
 {
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (!maps)
+        return -1;
+    char line[512];
+    int found = -1;
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long lo, hi;
+        if (strstr(line, "[stack]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+            *top = (uintptr_t)hi;
+            found = 0;
+            break;
+        }
+    }
+    fclose(maps);
+    return found;
+}
+
+static caller_memory caller_memory_snapshot(const void *frame)
+{
+    caller_memory m = {NULL, 0, NULL};
+    uintptr_t top, from = (uintptr_t)frame;
+    if (stack_top(&top) != 0 || from >= top || top - from > ((size_t)64 << 20))
+        return m;
+    m.copy = malloc(top - from);
+    if (!m.copy)
+        return m;
+    m.start = (const unsigned char *)from;
+    m.length = top - from;
+    memcpy(m.copy, m.start, m.length);
+    return m;
+}
+
+static int caller_memory_changed(const caller_memory *m)
+{
+    return m->copy && memcmp(m->copy, m->start, m->length) != 0;
+}
+
+/* A heap the plugin damaged aborts here (glibc's checks), in the child. */
+static void exercise_heap(void)
+{
+    void *blocks[16];
+    for (int i = 0; i < 16; i++)
+        blocks[i] = malloc((size_t)16 << i);
+    for (int i = 15; i >= 0; i--)
+        free(blocks[i]);
+}
+
+__attribute__((noinline)) static void child(const char *path, plugin_probe_validate validate,
+                                             int out)
+{
+    caller_memory callers = caller_memory_snapshot(__builtin_frame_address(0));
     int quiet = open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (quiet >= 0) {
         dup2(quiet, 1);
@@ -275,8 +342,16 @@ static void child(const char *path, plugin_probe_validate validate, int out)
     else if (dlclose(handle) != 0) /* its destructors run at the host's exit too */
         snprintf(message, sizeof message, "Eplugin file '%s' could not be unloaded: %s", path,
                  dlerror());
-    else
-        snprintf(message, sizeof message, "O");
+    else {
+        exercise_heap();
+        if (caller_memory_changed(&callers))
+            snprintf(message, sizeof message, "Eplugin file '%s' could not be loaded: loading "
+                     "and unloading it in a test process changed memory the process owns "
+                     "(its stack, arguments or environment): a damaged file, or a constructor "
+                     "or destructor that writes where it must not", path);
+        else
+            snprintf(message, sizeof message, "O");
+    }
     size_t length = strlen(message);
     for (const char *p = message; length > 0;) {
         ssize_t n = write(out, p, length);

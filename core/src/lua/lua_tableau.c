@@ -10,9 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* NULL for a value of another type; a finalized tableau is an error, not
+ * "not a tableau": its caller would otherwise read the NULL it holds. */
 lua_tableau *lua_test_tableau(lua_State *L, int idx)
 {
-    return luaL_testudata(L, idx, LUA_TABLEAU_TYPE);
+    lua_tableau *lt = luaL_testudata(L, idx, LUA_TABLEAU_TYPE);
+    if (lt && !lt->tableau)
+        luaL_error(L, "this tableau has already been finalized");
+    return lt;
 }
 
 static const wb_tableau *check_tableau(lua_State *L, int idx)

@@ -4,6 +4,9 @@
  *   CTOR_CRASH   the constructor dies of SIGSEGV
  *   CTOR_HANG    the constructor never returns
  *   CTOR_EXIT    the constructor exits the process (status 3)
+ *   CTOR_SCRIBBLE the constructor overwrites the process's first environment
+ *                pointer and returns (what a damaged DT_INIT that jumps into
+ *                a function called with (argc, argv, envp) did)
  *   WRONG_ABI    the entry claims the next major ABI version
  * The host must refuse the crashing, hanging and exiting ones without
  * going down, and a wrong-ABI one without ever running its constructor. */
@@ -11,6 +14,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +44,11 @@ __attribute__((constructor)) static void on_load(void)
 #endif
 #ifdef CTOR_EXIT
     _exit(3);
+#endif
+#ifdef CTOR_SCRIBBLE
+    extern char **environ;
+    if (environ && environ[0])
+        environ[0] = (char *)(uintptr_t)0xffffffffd2d8u;
 #endif
 }
 
