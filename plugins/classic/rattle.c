@@ -9,14 +9,43 @@
  * symplectic, symmetric, of order 2, with both constraint levels at the
  * nodes.  SHAKE, written as a one-step method, reuses mu = lambda: the
  * positions are SHAKE's, the velocity constraint is not imposed (it holds
- * to O(h^2) only). */
+ * to O(h^2) only).
+ *
+ * Both m x m systems have the matrix G(q) M^-1 G(q')^T.  Option
+ * linear_solver picks how they are solved, at create time:
+ *   dense   G as an m x n matrix, LAPACK LU of the m x m matrices:
+ *           O(m^2 n) a step;
+ *   sparse  the model declares G's pattern and a diagonal mass
+ *           (wb.sparsity/1): G and W = M^-1 G^T live in G's nonzeros, the
+ *           matrices in the pattern of G G^T, solved by the host's sparse
+ *           LU (banded after reverse Cuthill-McKee): O(nnz) a step for a
+ *           chain.  The Newton iteration is the host's in both. */
 #include "classic.h"
 #include "wb_array.h"
 #include "wb_mass.h"
 #include "wb_residual_scale.h"
+#include "wb_sparse.h"
 #include "wb_vec.h"
 
+#include <math.h>
 #include <stdlib.h>
+
+/* G, W = M^-1 G^T and the m x m matrices in G's sparsity (linear_solver =
+ * sparse); NULL ext: the dense path. */
+typedef struct sparse_rows {
+    const wb_sparsity_ext *ext;
+    void *self;                 /* the model instance                          */
+    const wb_sparse_pattern *G; /* the model's pattern of G                    */
+    wb_csr Gt;                  /* its transpose; Gt_origin[e] = G's entry     */
+    int *Gt_origin;
+    wb_csr S;                   /* the pattern of G G^T (and the diagonal)     */
+    wb_sparse_lu *lu;           /* the velocity multiplier's LU                */
+    int *mark;                  /* m                                           */
+    double *values;             /* one block for the arrays below              */
+    double *inverse_mass;       /* n                                           */
+    double *Wt;                 /* W^T's values in Gt's pattern                */
+    double *Sv;                 /* S's values                                  */
+} sparse_rows;
 
 typedef struct rattle {
     const wb_host *host;
@@ -36,14 +65,18 @@ typedef struct rattle {
     double *half, *tmp, *S, *lambda, *mu, *saved_lambda;
     double *scale;              /* the sizes of g_k's terms at q0 (Newton's test) */
     int *pivots;
+    sparse_rows sparse;         /* W, G0, G1 are values in G's pattern when set */
 } rattle;
 
-enum { OPT_TOL, OPT_MAX_ITER };
+enum { OPT_TOL, OPT_MAX_ITER, OPT_LINEAR_SOLVER };
 static const wb_option_spec options[] = {
     {"tol", WB_OPT_NUMBER, 1e-12, 1e-16, 1e-2, NULL, NULL,
      "Newton tolerance on max |g(q1)| (relative to the size of g's terms, |q|^2 for "
      "|q|^2 - l^2, where they are below 1; stopping at their round-off)"},
     {"max_iter", WB_OPT_INTEGER, 50, 1, 1000, NULL, NULL, "Newton iterations per step"},
+    {"linear_solver", WB_OPT_CHOICE, 0, 0, 0, "auto", "auto|dense|sparse",
+     "the m x m systems: auto = sparse when the model declares G's pattern and a diagonal "
+     "mass (wb.sparsity/1: O(N) a step for a chain of N links), else dense LAPACK LU"},
 };
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL};
@@ -68,17 +101,102 @@ static void destroy(void *inst)
         return;
     if (r->newton)
         r->host->newton_destroy(r->host, r->newton);
+    sparse_rows *sp = &r->sparse;
+    wb_csr_free(&sp->Gt);
+    free(sp->Gt_origin);
+    wb_csr_free(&sp->S);
+    if (sp->lu)
+        r->host->sparse_lu_destroy(r->host, sp->lu);
+    free(sp->mark);
+    free(sp->values);
     free(r->drift);
     free(r->pivots);
     free(r);
 }
 
+/* The model's wb.sparsity/1 when it declares what the sparse path needs
+ * (G's pattern and values, a diagonal mass) and the host has a sparse LU. */
+static const wb_sparsity_ext *usable_sparsity(const wb_host *host, const wb_model *model)
+{
+    const wb_sparsity_ext *e = WB_HAS_FIELD(model, wb_model, extension)
+                                   ? wb_extension(model, WB_EXT_SPARSITY)
+                                   : NULL;
+    if (!e || !WB_HAS_FIELD(e, wb_sparsity_ext, jacobian_values) || !e->mass_diagonal ||
+        !e->jacobian_pattern || !e->jacobian_values ||
+        !WB_HAS_FIELD(host, wb_host, newton_create_sparse))
+        return NULL;
+    return e;
+}
+
+/* 1 sparse, 0 dense, -1 (error set) when sparse is asked for and impossible. */
+static int use_sparse(const wb_host *host, const wb_model *model, const char *choice,
+                      const char *who)
+{
+    const wb_sparsity_ext *e = usable_sparsity(host, model);
+    if (choice[0] == 's' && !e) {
+        host->error(host, "%s: linear_solver = \"sparse\" needs the model to declare G's "
+                          "pattern and a diagonal mass (%s); model '%s' does not",
+                    who, WB_EXT_SPARSITY, model->name);
+        return -1;
+    }
+    return choice[0] == 's' || (choice[0] == 'a' && e);
+}
+
+/* The sparse structure: G's pattern from the model, its transpose, the
+ * pattern of G G^T and its LUs; W, G0 and G1 become values in G's pattern. */
+static int create_sparse(rattle *r)
+{
+    sparse_rows *sp = &r->sparse;
+    const wb_host *host = r->host;
+    const int n = r->n, m = r->m;
+    sp->ext = usable_sparsity(host, r->model);
+    sp->self = r->model->model_self;
+    sp->G = sp->ext->jacobian_pattern(sp->self);
+    char why[160];
+    if (wb_sparse_pattern_problem(sp->G, m, n, why, sizeof why)) {
+        host->error(host, "rattle: model '%s': the pattern of G (%s): %s", r->model->name,
+                    WB_EXT_SPARSITY, why);
+        return WB_ERR_INVALID;
+    }
+    const size_t nnz = (size_t)sp->G->nnz;
+    if (wb_csr_transpose(sp->G, &sp->Gt, &sp->Gt_origin) != 0 ||
+        wb_csr_product_pattern(sp->G, &sp->Gt.pattern, 1, &sp->S) != 0)
+        return WB_ERR_NOMEM;
+    sp->mark = calloc((size_t)m + 1, sizeof(int));
+    sp->values = calloc(4 * nnz + (size_t)n + (size_t)sp->S.pattern.nnz + 1, sizeof(double));
+    if (!sp->mark || !sp->values)
+        return WB_ERR_NOMEM;
+    r->W = sp->values;
+    r->G0 = r->W + nnz;
+    r->G1 = r->G0 + nnz;
+    sp->Wt = r->G1 + nnz;
+    sp->inverse_mass = sp->Wt + nnz;
+    sp->Sv = sp->inverse_mass + n;
+    /* M is constant (wb_require_constant_mass): its diagonal at any q */
+    sp->ext->mass_diagonal(sp->self, r->drift, sp->inverse_mass);
+    for (int i = 0; i < n; i++) {
+        if (!(sp->inverse_mass[i] > 0.0) || !isfinite(sp->inverse_mass[i])) {
+            host->error(host, "rattle: model '%s': mass_diagonal entry %d = %g is not a "
+                              "positive number", r->model->name, i, sp->inverse_mass[i]);
+            return WB_ERR_INVALID;
+        }
+        sp->inverse_mass[i] = 1.0 / sp->inverse_mass[i];
+    }
+    sp->lu = host->sparse_lu_create(host, &sp->S.pattern);
+    r->newton = host->newton_create_sparse(host, &sp->S.pattern);
+    return sp->lu && r->newton ? WB_OK : WB_ERR_NOMEM;
+}
+
 static int create_common(const wb_host *host, const wb_model *model,
                          const wb_option_value *opts, void **inst, int project_velocity)
 {
-    int status = wb_require_constant_mass(host, model, project_velocity ? "RATTLE" : "SHAKE");
+    const char *who = project_velocity ? "RATTLE" : "SHAKE";
+    int status = wb_require_constant_mass(host, model, who);
     if (status != WB_OK)
         return status;
+    const int sparse = use_sparse(host, model, opts[OPT_LINEAR_SOLVER].string, who);
+    if (sparse < 0)
+        return WB_ERR_INVALID;
     rattle *r = calloc(1, sizeof *r);
     if (!r) {
         host->error(host, "rattle: out of memory");
@@ -90,31 +208,41 @@ static int create_common(const wb_host *host, const wb_model *model,
     host->newton_defaults(host, &r->newton_options);
     r->newton_options.tol = opts[OPT_TOL].number;
     r->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
-    size_t doubles = (size_t)n * 6 + (size_t)m * n * 3 + (size_t)m * m + (size_t)m * 6 + n;
+    /* the dense path's G0, G1, W (m x n) and S (m x m) */
+    const size_t dense = sparse ? 0 : (size_t)m * n, square = sparse ? 0 : (size_t)m * m;
+    size_t doubles = (size_t)n * 6 + dense * 3 + square + (size_t)m * 6 + n;
     r->drift = calloc(doubles, sizeof(double));
     r->pivots = calloc((size_t)m, sizeof(int));
-    r->newton = host->newton_create(host, m);
-    if (!r->drift || !r->pivots || !r->newton) {
+    if (!sparse)
+        r->newton = host->newton_create(host, m);
+    if (!r->drift || !r->pivots || (!sparse && !r->newton)) {
         destroy(r);
         host->error(host, "rattle: out of memory");
         return WB_ERR_NOMEM;
     }
     double *p = r->drift + n;
-    r->W = p, p += (size_t)m * n;
+    r->W = p, p += dense;
     r->q1 = p, p += n;
-    r->G1 = p, p += (size_t)m * n;
+    r->G1 = p, p += dense;
     r->grad0 = p, p += n;
-    r->G0 = p, p += (size_t)m * n;
+    r->G0 = p, p += dense;
     r->cached_q = p, p += n;
     r->half = p, p += n;
     r->tmp = p, p += n;
-    r->S = p, p += (size_t)m * m;
+    r->S = p, p += square;
     r->lambda = p, p += m;
     r->mu = p, p += m;
     r->saved_lambda = p, p += m;
     r->scale = p, p += m;
     r->newton_options.struct_size = sizeof r->newton_options;
     r->newton_options.residual_scale = r->scale;
+    if (sparse && (status = create_sparse(r)) != WB_OK) {
+        if (status == WB_ERR_NOMEM)
+            host->error(host, "rattle: out of memory for the sparse structure of '%s'",
+                        model->name);
+        destroy(r);
+        return status;
+    }
     *inst = r;
     return WB_OK;
 }
@@ -158,13 +286,49 @@ static int start(void *inst, double t, double h, const double *q, const double *
     return WB_OK;
 }
 
+/* x += s A^T y for A = G(q) in rows (dense m x n, or values in G's pattern). */
+static void add_transpose_times(const rattle *r, const double *rows, double s, const double *y,
+                                double *x)
+{
+    if (r->sparse.ext) {
+        wb_csr_t_vec_add(r->sparse.G, rows, s, y, x);
+        return;
+    }
+    for (int k = 0; k < r->m; k++)
+        vec_axpy(r->n, s * y[k], rows + (size_t)k * r->n, x);
+}
+
+/* S = c A W^T for A = G(q) in rows: dense m x m into S, or S's values. */
+static void row_products(rattle *r, const double *rows, double c, double *S)
+{
+    const int n = r->n, m = r->m;
+    sparse_rows *sp = &r->sparse;
+    if (!sp->ext) {
+        for (int i = 0; i < m; i++)
+            for (int k = 0; k < m; k++)
+                S[i * m + k] = c * vec_dot(n, rows + (size_t)i * n, r->W + (size_t)k * n);
+        return;
+    }
+    for (int e = 0; e < sp->S.pattern.nnz; e++)
+        S[e] = 0.0;
+    wb_csr_product_add(sp->G, rows, NULL, &sp->Gt.pattern, sp->Wt, &sp->S.pattern, c, sp->mark,
+                       S);
+}
+
 /* q1(lambda) = drift - h^2/2 W lambda */
 static void trial_position(rattle *r, const double *lambda)
 {
-    const double c = -0.5 * r->h * r->h;
     vec_copy(r->n, r->drift, r->q1);
-    for (int k = 0; k < r->m; k++)
-        vec_axpy(r->n, c * lambda[k], r->W + (size_t)k * r->n, r->q1);
+    add_transpose_times(r, r->W, -0.5 * r->h * r->h, lambda, r->q1);
+}
+
+/* G(q) into rows (dense m x n, or G's values). */
+static void constraint_rows(rattle *r, const double *q, double *rows)
+{
+    if (r->sparse.ext)
+        r->sparse.ext->jacobian_values(r->sparse.self, q, rows);
+    else
+        wb_constraint_jacobian(r->model, q, rows);
 }
 
 static int position_residual(void *user, const double *lambda, double *res)
@@ -179,13 +343,9 @@ static int position_residual(void *user, const double *lambda, double *res)
 static int position_jacobian(void *user, const double *lambda, double *J)
 {
     rattle *r = user;
-    const int n = r->n, m = r->m;
-    const double c = -0.5 * r->h * r->h;
     trial_position(r, lambda);
-    wb_constraint_jacobian(r->model, r->q1, r->G1);
-    for (int i = 0; i < m; i++)
-        for (int k = 0; k < m; k++)
-            J[i * m + k] = c * vec_dot(n, r->G1 + (size_t)i * n, r->W + (size_t)k * n);
+    constraint_rows(r, r->q1, r->G1);
+    row_products(r, r->G1, -0.5 * r->h * r->h, J);
     return WB_OK;
 }
 
@@ -195,9 +355,18 @@ static void point_values(rattle *r, const double *q, wb_step_stats *stats)
 {
     const int n = r->n;
     wb_potential_gradient(r->model, q, r->grad0);
-    wb_constraint_jacobian(r->model, q, r->G0);
-    for (int k = 0; k < r->m; k++)
-        wb_mass_solve(r->model, q, r->G0 + (size_t)k * n, r->W + (size_t)k * n);
+    constraint_rows(r, q, r->G0);
+    const sparse_rows *sp = &r->sparse;
+    if (sp->ext) {
+        const wb_sparse_pattern *G = sp->G;
+        for (int e = 0; e < G->nnz; e++)
+            r->W[e] = r->G0[e] * sp->inverse_mass[G->columns[e]];
+        for (int e = 0; e < G->nnz; e++)
+            sp->Wt[e] = r->W[sp->Gt_origin[e]];
+    } else {
+        for (int k = 0; k < r->m; k++)
+            wb_mass_solve(r->model, q, r->G0 + (size_t)k * n, r->W + (size_t)k * n);
+    }
     vec_copy(n, q, r->cached_q);
     r->cache_valid = 1;
     stats->function_evals++;
@@ -216,13 +385,22 @@ static int velocity_multiplier(rattle *r, const double *q1, wb_step_stats *stats
 {
     const int n = r->n, m = r->m;
     const wb_host *host = r->host;
-    wb_mass_solve(r->model, q1, r->half, r->tmp);
-    for (int i = 0; i < m; i++) {
-        r->mu[i] = (2.0 / r->h) * vec_dot(n, r->G0 + (size_t)i * n, r->tmp);
-        for (int k = 0; k < m; k++)
-            r->S[i * m + k] = vec_dot(n, r->G0 + (size_t)i * n, r->W + (size_t)k * n);
-    }
+    sparse_rows *sp = &r->sparse;
     stats->linear_solves++;
+    if (sp->ext) {
+        for (int i = 0; i < n; i++)
+            r->tmp[i] = sp->inverse_mass[i] * r->half[i];
+        wb_csr_mat_vec(sp->G, r->G0, r->tmp, r->mu);
+        for (int i = 0; i < m; i++)
+            r->mu[i] *= 2.0 / r->h;
+        row_products(r, r->G0, 1.0, sp->Sv);
+        int status = host->sparse_lu_factor(host, sp->lu, sp->Sv);
+        return status != WB_OK ? status : host->sparse_lu_solve(host, sp->lu, 1, r->mu);
+    }
+    wb_mass_solve(r->model, q1, r->half, r->tmp);
+    for (int i = 0; i < m; i++)
+        r->mu[i] = (2.0 / r->h) * vec_dot(n, r->G0 + (size_t)i * n, r->tmp);
+    row_products(r, r->G0, 1.0, r->S);
     return host->dense_solve(host, m, 1, r->S, r->pivots, r->mu);
 }
 
@@ -234,7 +412,10 @@ static int step(void *inst, double t, double h, const double *q0, const double *
     (void)t;
     r->h = h;
     start_values(r, q0, stats);
-    wb_constraint_row_scales(m, n, r->G0, wb_scale_max_abs(n, q0), 1.0, r->scale);
+    if (r->sparse.ext)
+        wb_sparse_row_scales(r->sparse.G, r->G0, wb_scale_max_abs(n, q0), 1.0, r->scale);
+    else
+        wb_constraint_row_scales(m, n, r->G0, wb_scale_max_abs(n, q0), 1.0, r->scale);
     /* drift = q0 + h M^-1 (p0 - h/2 grad V(q0)) */
     for (int i = 0; i < n; i++)
         r->tmp[i] = p0[i] - 0.5 * h * r->grad0[i];
@@ -253,8 +434,7 @@ static int step(void *inst, double t, double h, const double *q0, const double *
     /* p_{1/2}, then the new start values (they are the next step's cache) */
     for (int i = 0; i < n; i++)
         r->half[i] = p0[i] - 0.5 * h * r->grad0[i];
-    for (int k = 0; k < m; k++)
-        vec_axpy(n, -0.5 * h * r->lambda[k], r->G0 + (size_t)k * n, r->half);
+    add_transpose_times(r, r->G0, -0.5 * h, r->lambda, r->half);
     point_values(r, q1, stats);
     vec_axpy(n, -0.5 * h, r->grad0, r->half);
     if (r->project_velocity) {
@@ -267,8 +447,7 @@ static int step(void *inst, double t, double h, const double *q0, const double *
         vec_copy(m, r->lambda, r->mu);
     }
     vec_copy(n, r->half, p1);
-    for (int k = 0; k < m; k++)
-        vec_axpy(n, -0.5 * h * r->mu[k], r->G0 + (size_t)k * n, p1);
+    add_transpose_times(r, r->G0, -0.5 * h, r->mu, p1);
     return WB_OK;
 }
 

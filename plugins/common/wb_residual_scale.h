@@ -50,4 +50,16 @@ static inline void wb_constraint_row_scales(int m, int n, const double *G, doubl
     }
 }
 
+/* The same for G given as its values in a sparse pattern (wb.sparsity/1). */
+static inline void wb_sparse_row_scales(const wb_sparse_pattern *G, const double *values,
+                                        double y_size, double divisor, double *out)
+{
+    for (int k = 0; k < G->rows; k++) {
+        double row = 0.0;
+        for (int e = G->row_start[k]; e < G->row_start[k + 1]; e++)
+            row += fabs(values[e]);
+        out[k] = wb_scale_or_one(row * y_size / divisor);
+    }
+}
+
 #endif

@@ -41,6 +41,11 @@
  *     set (WB_AUX_CONFIGURATION_BLOCKS, WB_AUX_VELOCITY_BLOCKS,
  *     wb_method.aux_blocks), and the counters of fixed-point and Newton
  *     steps in wb_step_stats.
+ *   - 1.3 added: the extension wb.sparsity/1 (nonzero patterns of the
+ *     mass, the constraint Jacobian and the Hessians, with their values),
+ *     wb_sparse_pattern, and the host's sparse LU and sparse Newton
+ *     (sparse_lu_*, newton_create_sparse: reverse Cuthill-McKee ordering,
+ *     LAPACK banded LU).
  */
 #ifndef WORKBENCH_ABI_H
 #define WORKBENCH_ABI_H
@@ -49,7 +54,7 @@
 #include <stdint.h>
 
 #define WB_ABI_MAJOR 1
-#define WB_ABI_MINOR 2
+#define WB_ABI_MINOR 3
 
 /* Name of the single symbol a plugin exports. */
 #define WB_ENTRY_SYMBOL "workbench_plugin_entry"

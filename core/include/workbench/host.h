@@ -114,6 +114,24 @@ typedef struct wb_newton_report {
 
 typedef struct wb_newton wb_newton;  /* opaque workspace, one size n */
 
+/* ---- Sparse matrices (1.3) --------------------------------------------- */
+
+/* The nonzero pattern of a rows x cols matrix in compressed rows: the
+ * entries of row i are number row_start[i] .. row_start[i+1] - 1, in
+ * columns columns[row_start[i]] ..., strictly increasing within a row;
+ * row_start[0] = 0 and row_start[rows] = nnz.  A matrix in this pattern is
+ * the array of its nnz values in the same order.  The arrays belong to
+ * whoever built the pattern; the host copies what it keeps. */
+typedef struct wb_sparse_pattern {
+    uint32_t struct_size;
+    int rows, cols;
+    int nnz;
+    const int *row_start;  /* rows + 1 */
+    const int *columns;    /* nnz      */
+} wb_sparse_pattern;
+
+typedef struct wb_sparse_lu wb_sparse_lu;  /* opaque workspace, one pattern */
+
 /* ---- Logging --------------------------------------------------------- */
 
 typedef enum wb_log_level {
@@ -196,6 +214,31 @@ struct wb_host {
     const wb_tableau *(*tableau_family)(const wb_host *host,
                                         const char *family, int s);
     const wb_tableau *(*tableau_named)(const wb_host *host, const char *name);
+
+    /* ---- 1.3: sparse linear algebra (test WB_HAS_FIELD first) ---------- */
+
+    /* LU of square sparse matrices with one nonzero pattern: the unknowns
+     * are ordered by reverse Cuthill-McKee (or kept in their order when
+     * that leaves a narrower band) and the matrix is factored by LAPACK's
+     * banded LU (dgbtrf/dgbtrs) within the band that ordering leaves, so a
+     * chain's matrices cost O(n).  sparse_lu_create copies the pattern and
+     * allocates everything (the only allocation); factor and solve do not.
+     * factor takes the nnz values in the pattern's order; solve overwrites
+     * B (nrhs vectors of length n) with the solution.  Errors as for the
+     * dense LU (WB_ERR_SINGULAR, WB_ERR_NONFINITE); WB_ERR_INVALID for a
+     * malformed or non-square pattern. */
+    wb_sparse_lu *(*sparse_lu_create)(const wb_host *host, const wb_sparse_pattern *pattern);
+    void (*sparse_lu_destroy)(const wb_host *host, wb_sparse_lu *lu);
+    int (*sparse_lu_factor)(const wb_host *host, wb_sparse_lu *lu, const double *values);
+    int (*sparse_lu_solve)(const wb_host *host, wb_sparse_lu *lu, int nrhs, double *B);
+    /* The band of the ordered matrix (sub- and superdiagonals). */
+    void (*sparse_lu_band)(const wb_host *host, const wb_sparse_lu *lu, int *kl, int *ku);
+    /* Newton's method for a system whose n x n Jacobian has the nonzero
+     * pattern `pattern`: jacobian() writes its nnz values instead of a
+     * dense matrix, and the linear solves are the sparse LU's.  A jacobian
+     * callback is required (no differences).  newton_solve and
+     * newton_destroy take this workspace like any other. */
+    wb_newton *(*newton_create_sparse)(const wb_host *host, const wb_sparse_pattern *pattern);
 };
 
 /* Index of element (i, j) in LAPACK band storage (column-major). */

@@ -51,6 +51,7 @@
 #define WB_EXT_POTENTIAL_INVARIANTS "wb.potential_invariants/1"
 #define WB_EXT_LIE_LAGRANGIAN "wb.lie_lagrangian/1"     /* 1.1 */
 #define WB_EXT_LIE_NONHOLONOMIC "wb.lie_nonholonomic/1" /* 1.1 */
+#define WB_EXT_SPARSITY "wb.sparsity/1"                  /* 1.3 */
 
 /* A named real parameter with its default and admissible closed range. */
 typedef struct wb_param_spec {
@@ -330,5 +331,43 @@ typedef struct wb_lie_nonholonomic_ext {
     void (*hessian_gxi_contract)(void *self, const double *g, const double *xi,
                                  const double *lam, double *out);
 } wb_lie_nonholonomic_ext;
+
+/* ---- wb.sparsity/1 (1.3) ----------------------------------------------
+ * The nonzero patterns of a vector-space model's large matrices and their
+ * values in those patterns (workbench/host.h: wb_sparse_pattern), so that
+ * a method's cost per step grows with the nonzeros rather than with nq^2
+ * or nq^3: for a chain of N links G is N x dN with at most 2d nonzeros a
+ * row and G M^-1 G^T is tridiagonal.  The dense callbacks of
+ * wb.mechanical/1 and wb.holonomic/1 stay the reference (check-model
+ * compares these values with them and that every nonzero lies in its
+ * pattern); a method that cannot use the patterns calls them as before.
+ * With a diagonal mass the host builds no dense M: no nq x nq matrix is
+ * formed unless a method asks for one.
+ * Patterns belong to the instance (built by create(), freed by destroy())
+ * and never change.  Number coordinates and constraints along the
+ * structure when there is one (link by link): the host's sparse solves
+ * reorder by reverse Cuthill-McKee, but a good numbering is never worse.
+ * Every member is optional; a pattern comes with its values function.
+ * Methods read this extension through wb_extension(model, WB_EXT_SPARSITY)
+ * and call it with model->model_self. */
+typedef struct wb_sparsity_ext {
+    uint32_t struct_size;
+    /* M(q) is diagonal: its nq diagonal entries. */
+    void (*mass_diagonal)(void *self, const double *q, double *d);
+    /* G(q), m x nq: the pattern and the values at q in its order. */
+    const wb_sparse_pattern *(*jacobian_pattern)(void *self);
+    void (*jacobian_values)(void *self, const double *q, double *values);
+    /* B(q; w) = D_q[G(q) w] in G's pattern (row k is (D^2 g_k w)^T, zero
+     * outside the coordinates g_k depends on, which are row k of G's). */
+    void (*hessian_vector_values)(void *self, const double *q, const double *w,
+                                  double *values);
+    /* T(q; mu) = sum_k mu_k D^2 g_k(q), nq x nq: pattern and values. */
+    const wb_sparse_pattern *(*hessian_contract_pattern)(void *self);
+    void (*hessian_contract_values)(void *self, const double *q, const double *mu,
+                                    double *values);
+    /* The Hessian of V, nq x nq: pattern and values. */
+    const wb_sparse_pattern *(*potential_hessian_pattern)(void *self);
+    void (*potential_hessian_values)(void *self, const double *q, double *values);
+} wb_sparsity_ext;
 
 #endif

@@ -12,6 +12,7 @@
 #include "host/host.h"
 #include "run/projection.h"
 #include "wb_fd.h"
+#include "wb_sparse.h"
 #include "wb_vec.h"
 
 #include <float.h>
@@ -109,6 +110,49 @@ static void check_holonomic(checker *c)
     } else {
         skipped(c, "constraint_third_contract", "not provided: finite differences");
     }
+}
+
+/* ---- sparsity ------------------------------------------------------------- */
+
+static void diagonal_matrix(int n, const double *d, double *out)
+{
+    memset(out, 0, (size_t)n * n * sizeof(double));
+    for (int i = 0; i < n; i++)
+        out[(size_t)i * n + i] = d[i];
+}
+
+/* Each matrix in its declared pattern against the dense callback (the
+ * model's or the host's differences): equal values, and no nonzero of the
+ * dense matrix outside the pattern (it would read as a difference). */
+static void check_sparsity(checker *c)
+{
+    const wb_sparsity_ext *e = c->ext->sparsity;
+    const int n = c->m->nq, m = c->m->n_holonomic;
+    void *self = c->self;
+    if (e->mass_diagonal)
+        COMPARE("sparsity: mass diagonal", 1, n * n,
+                (e->mass_diagonal(self, c->q[k], c->d), diagonal_matrix(n, c->d, c->a)),
+                wb_mass(c->m, c->q[k], c->b));
+    if (e->jacobian_pattern && m > 0) {
+        const wb_sparse_pattern *G = e->jacobian_pattern(self);
+        COMPARE("sparsity: G in its pattern", 1, m * n,
+                (e->jacobian_values(self, c->q[k], c->d), wb_csr_to_dense(G, c->d, c->a)),
+                wb_constraint_jacobian(c->m, c->q[k], c->b));
+        COMPARE("sparsity: B(q; w) in G's pattern", e->hessian_vector_values, m * n,
+                (e->hessian_vector_values(self, c->q[k], c->w, c->d),
+                 wb_csr_to_dense(G, c->d, c->a)),
+                wb_constraint_hessian_vector(c->m, c->q[k], c->w, c->b));
+    }
+    if (e->hessian_contract_pattern && m > 0)
+        COMPARE("sparsity: T(q; mu) in its pattern", 1, n * n,
+                (e->hessian_contract_values(self, c->q[k], c->mu, c->d),
+                 wb_csr_to_dense(e->hessian_contract_pattern(self), c->d, c->a)),
+                wb_constraint_hessian_contract(c->m, c->q[k], c->mu, c->b));
+    if (e->potential_hessian_pattern)
+        COMPARE("sparsity: Hessian of V in its pattern", 1, n * n,
+                (e->potential_hessian_values(self, c->q[k], c->d),
+                 wb_csr_to_dense(e->potential_hessian_pattern(self), c->d, c->a)),
+                wb_potential_hessian(c->m, c->q[k], c->b));
 }
 
 /* Which nonholonomic derivatives the model gives itself, from either
@@ -575,6 +619,8 @@ int check_model(model_instance *mi, FILE *out, double tol)
     }
     if (m->n_holonomic > 0)
         check_holonomic(&c);
+    if (c.ext->sparsity)
+        check_sparsity(&c);
     if (m->n_nonholonomic > 0)
         check_nonholonomic(&c);
     if (m->capabilities & WB_CAP_INITIAL_STATE)

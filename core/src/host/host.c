@@ -139,6 +139,12 @@ static const wb_host the_host = {
     .newton_defaults = newton_defaults,
     .tableau_family = service_tableau_family,
     .tableau_named = service_tableau_named,
+    .sparse_lu_create = sparse_lu_create,
+    .sparse_lu_destroy = sparse_lu_destroy,
+    .sparse_lu_factor = sparse_lu_factor,
+    .sparse_lu_solve = sparse_lu_solve,
+    .sparse_lu_band = sparse_lu_band,
+    .newton_create_sparse = newton_create_sparse,
 };
 
 const wb_host *host_services(void)

@@ -40,7 +40,14 @@ int linalg_cholesky_solve(const wb_host *host, int n, int nrhs,
 int linalg_banded_solve(const wb_host *host, int n, int kl, int ku, double *AB,
                         int ldab, int *ipiv, int nrhs, double *B);
 
+wb_sparse_lu *sparse_lu_create(const wb_host *host, const wb_sparse_pattern *pattern);
+void sparse_lu_destroy(const wb_host *host, wb_sparse_lu *lu);
+int sparse_lu_factor(const wb_host *host, wb_sparse_lu *lu, const double *values);
+int sparse_lu_solve(const wb_host *host, wb_sparse_lu *lu, int nrhs, double *B);
+void sparse_lu_band(const wb_host *host, const wb_sparse_lu *lu, int *kl, int *ku);
+
 wb_newton *newton_create(const wb_host *host, int n);
+wb_newton *newton_create_sparse(const wb_host *host, const wb_sparse_pattern *pattern);
 void newton_destroy(const wb_host *host, wb_newton *ws);
 int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
                  wb_jacobian_fn jacobian, void *user, double *x,

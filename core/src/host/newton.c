@@ -9,7 +9,8 @@
 
 struct wb_newton {
     int n;
-    double *jacobian;   /* n x n, then its LU factors */
+    wb_sparse_lu *sparse; /* a sparse Jacobian's LU, or NULL (dense) */
+    double *jacobian;   /* n x n, then its LU factors; sparse: its nnz values */
     double *residual;   /* n */
     double *update;     /* n */
     double *shifted;    /* n: FD residual at x + delta e_j */
@@ -41,11 +42,37 @@ wb_newton *newton_create(const wb_host *host, int n)
     return ws;
 }
 
+/* The same workspace with the Jacobian's nonzeros and their sparse LU in
+ * place of the dense n x n matrix. */
+wb_newton *newton_create_sparse(const wb_host *host, const wb_sparse_pattern *pattern)
+{
+    wb_sparse_lu *lu = sparse_lu_create(host, pattern);
+    if (!lu)
+        return NULL;
+    const int n = pattern->rows;
+    wb_newton *ws = calloc(1, sizeof *ws);
+    double *block = calloc((size_t)pattern->nnz + 3 * (size_t)n, sizeof(double));
+    if (!ws || !block) {
+        free(ws);
+        free(block);
+        sparse_lu_destroy(host, lu);
+        host->error(host, "newton_create_sparse: out of memory for a system of size %d", n);
+        return NULL;
+    }
+    ws->n = n;
+    ws->sparse = lu;
+    ws->jacobian = block;
+    ws->residual = block + pattern->nnz;
+    ws->update = ws->residual + n;
+    ws->shifted = ws->update + n;
+    return ws;
+}
+
 void newton_destroy(const wb_host *host, wb_newton *ws)
 {
-    (void)host;
     if (!ws)
         return;
+    sparse_lu_destroy(host, ws->sparse);
     free(ws->jacobian);
     free(ws->pivots);
     free(ws);
@@ -102,6 +129,21 @@ static int form_jacobian(const wb_host *host, wb_newton *ws,
     int status;
     if (stats)
         stats->jacobian_evals++;
+    if (ws->sparse) {
+        if (!jacobian) {
+            host->error(host, "Newton: a sparse system needs its Jacobian (no differences)");
+            return WB_ERR_INVALID;
+        }
+        status = jacobian(user, x, ws->jacobian);
+        if (status != WB_OK)
+            return status;
+        if (stats)
+            stats->linear_solves++;
+        status = sparse_lu_factor(host, ws->sparse, ws->jacobian);
+        if (status == WB_ERR_SINGULAR)
+            host->error(host, "Newton: the sparse Jacobian (%dx%d) is singular", ws->n, ws->n);
+        return status;
+    }
     if (jacobian) {
         status = jacobian(user, x, ws->jacobian);
     } else {
@@ -246,8 +288,9 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
         }
         for (int i = 0; i < n; i++)
             ws->update[i] = ws->residual[i];
-        status = linalg_lu_solve(host, n, 1, ws->jacobian, ws->pivots,
-                                 ws->update);
+        status = ws->sparse ? sparse_lu_solve(host, ws->sparse, 1, ws->update)
+                            : linalg_lu_solve(host, n, 1, ws->jacobian, ws->pivots,
+                                              ws->update);
         if (stats)
             stats->linear_solves++;
         if (status != WB_OK)

@@ -251,6 +251,52 @@ static int velocity_constraint_multipliers(fallback_slot *s, const double *q, co
     return linalg_dense_solve(host_services(), rows, 1, x.S, s->pivots, out);
 }
 
+/* The same for holonomic constraints alone and a diagonal mass, in the
+ * nonzeros of G (wb.sparsity/1): rhs from B(q; v) v and G (W f + w), the
+ * matrix G W G^T through the host's sparse LU.  O(nnz) for a chain. */
+int sparse_index1_multiplier(model_instance *mi, const double *q, const double *p,
+                             double *lambda)
+{
+    const wb_model *m = &mi->view;
+    sparse_state *sp = mi->sparse;
+    const int n = m->nq;
+    const wb_sparse_pattern *G = sp->G;
+    multiplier_system x = {.n = n, .rows = m->n_holonomic};
+    x.v = sp->work;
+    x.f = x.v + n;
+    x.Wf = x.f + n;
+    x.w = x.Wf + n;
+    x.work = x.w + n; /* 3 n */
+    double *inverse = x.work + 3 * n;
+    vector_space_terms(m, q, p, &x);
+    for (int i = 0; i < n; i++)
+        x.Wf[i] += x.w[i];
+    sp->ext->jacobian_values(mi->self, q, sp->Gv);
+    sp->ext->hessian_vector_values(mi->self, q, x.v, sp->Bv);
+    for (int r = 0; r < G->rows; r++) {
+        double sum = 0;
+        for (int e = G->row_start[r]; e < G->row_start[r + 1]; e++)
+            sum += sp->Bv[e] * x.v[G->columns[e]] + sp->Gv[e] * x.Wf[G->columns[e]];
+        lambda[r] = sum;
+    }
+    sparse_inverse_mass(mi, q, inverse);
+    for (int e = 0; e < G->nnz; e++)
+        sp->Gtv[e] = sp->Gv[sp->Gt_origin[e]];
+    memset(sp->Sv, 0, (size_t)sp->S.pattern.nnz * sizeof(double));
+    wb_csr_product_add(G, sp->Gv, inverse, &sp->Gt.pattern, sp->Gtv, &sp->S.pattern, 1.0,
+                       sp->mark, sp->Sv);
+    const wb_host *host = host_services();
+    int status = sparse_lu_factor(host, sp->S_lu, sp->Sv);
+    return status != WB_OK ? status : sparse_lu_solve(host, sp->S_lu, 1, lambda);
+}
+
+static int fb_sparse_index1_multiplier(void *ctx, const double *q, const double *p,
+                                       double *lambda)
+{
+    fallback_slot *s = ctx;
+    return sparse_index1_multiplier(s->owner, q, p, lambda);
+}
+
 /* The holonomic part of the joint solution, or the nonholonomic part. */
 static int fb_index1_multiplier(void *ctx, const double *q, const double *p, double *lambda)
 {
@@ -350,7 +396,9 @@ int bind_velocity_constraints(model_instance *mi)
     bind_velocity(mi);
     if (mi->info.n_nonholonomic > 0 && bind_nonholonomic(mi) != 0)
         return -1;
-    if (mi->info.n_holonomic > 0)
+    if (mi->info.n_holonomic > 0 && mi->sparse && mi->sparse->S_lu)
+        BIND_HOST(index1_multiplier, fb_sparse_index1_multiplier, SLOT_INDEX1);
+    else if (mi->info.n_holonomic > 0)
         BIND_HOST(index1_multiplier, fb_index1_multiplier, SLOT_INDEX1);
     return 0;
 }

@@ -316,6 +316,9 @@ static int bind_lagrangian(model_instance *mi)
         return -1;
     }
     BIND(lie_velocity, velocity, fb_lie_velocity, SLOT_LIE_VELOCITY);
+    /* check-model differences these whether or not the model gives them */
+    mi->slot_bound[SLOT_LIE_MOMENTUM_XI] = mi->slot_bound[SLOT_LIE_MOMENTUM_G] = 1;
+    mi->slot_bound[SLOT_LIE_FORCE_G] = 1;
     v->capabilities |= WB_CAP_LIE_LAGRANGIAN;
     return 0;
 }

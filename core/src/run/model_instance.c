@@ -213,7 +213,9 @@ static int bind_mechanical(model_instance *mi)
     v->capabilities |= WB_CAP_MECHANICAL;
     v->mass.fn = e->mass, v->mass.ctx = mi->self;
     v->potential.fn = e->potential, v->potential.ctx = mi->self;
-    BIND(mass_solve, EXT_FN(e, wb_mechanical_ext, mass_solve), fb_mass_solve, SLOT_MASS_SOLVE);
+    const int diagonal = mi->sparse && mi->sparse->ext->mass_diagonal;
+    BIND(mass_solve, EXT_FN(e, wb_mechanical_ext, mass_solve),
+         diagonal ? sparse_mass_solve : fb_mass_solve, SLOT_MASS_SOLVE);
     BIND(potential_gradient, EXT_FN(e, wb_mechanical_ext, potential_gradient),
          fb_potential_gradient, SLOT_GRADIENT);
     BIND(potential_hessian, EXT_FN(e, wb_mechanical_ext, potential_hessian),
@@ -221,7 +223,7 @@ static int bind_mechanical(model_instance *mi)
     BIND(kinetic_gradient, EXT_FN(e, wb_mechanical_ext, kinetic_gradient),
          fb_kinetic_gradient, SLOT_KINETIC);
     mi->levels.gradient = EXT_FN(e, wb_mechanical_ext, potential_gradient) ? 0 : 1;
-    if (mi->info.mass_constant) {
+    if (mi->info.mass_constant && !diagonal) { /* a diagonal one: sparse_view.c */
         const int n = mi->info.nq;
         mi->mass_factor = calloc((size_t)n * (n + 1), sizeof(double));
         if (!mi->mass_factor) {
@@ -260,8 +262,10 @@ static int bind_holonomic(model_instance *mi)
     fd_levels *l = &mi->levels;
     l->jacobian = EXT_FN(e, wb_holonomic_ext, jacobian) ? 0 : 1;
     l->contract = EXT_FN(e, wb_holonomic_ext, hessian_contract) ? 0 : l->jacobian + 1;
-    v->hidden_constraints.fn = fb_hidden_constraints;
-    v->hidden_constraints.ctx = &mi->slots[SLOT_HIDDEN];
+    if (mi->sparse && mi->sparse->G)
+        BIND_HOST(hidden_constraints, sparse_hidden_constraints, SLOT_HIDDEN);
+    else
+        BIND_HOST(hidden_constraints, fb_hidden_constraints, SLOT_HIDDEN);
     v->capabilities |= WB_CAP_HOLONOMIC;
     return 0;
 }
@@ -304,27 +308,66 @@ static int bind_invariants_and_energy(model_instance *mi)
     if (own_energy) {
         v->energy.fn = own_energy, v->energy.ctx = mi->self;
     } else if (mi->ext.mechanical) {
-        v->energy.fn = fb_energy, v->energy.ctx = &mi->slots[SLOT_ENERGY];
+        BIND_HOST(energy, fb_energy, SLOT_ENERGY);
     } else if (mi->ext.lie_group && mi->ext.lie_hamiltonian) {
-        v->energy.fn = fb_lie_energy, v->energy.ctx = &mi->slots[SLOT_ENERGY];
+        BIND_HOST(energy, fb_lie_energy, SLOT_ENERGY);
     } /* a Lagrangian group model: bind_lie's <mu, xi> - l */
     return 0;
 }
 
+/* The scratch a slot's bound function needs: none when nothing is bound
+ * to it, little for the host's own functions that need no difference, and
+ * fd_scratch_size (O(N^2), the dense joint multiplier system) only for a
+ * real finite-difference fallback or a dense multiplier.  So a model that
+ * gives its derivatives (and its sparsity) gets no N^2 scratch. */
+static size_t slot_scratch_size(const model_instance *mi, int slot)
+{
+    const wb_model *v = &mi->view;
+    const size_t nq = (size_t)mi->info.nq, m = (size_t)mi->info.n_holonomic;
+    const int group = (v->capabilities & WB_CAP_LIE_GROUP) != 0;
+    if (!mi->slot_bound[slot])
+        return 0;
+    switch (slot) {
+    case SLOT_MASS_SOLVE:
+        return mi->mass_factor || (mi->sparse && mi->sparse->mass) ? 0
+               : mi->sparse && mi->sparse->ext->mass_diagonal ? nq
+                                                               : fd_scratch_size(v);
+    case SLOT_KINETIC:
+        return mi->info.mass_constant ? 0 : fd_scratch_size(v);
+    case SLOT_THIRD:
+        return (v->holonomic_flags & WB_HOLONOMIC_QUADRATIC) ? 0 : fd_scratch_size(v);
+    case SLOT_ENERGY:
+        return group ? fd_scratch_size(v) : nq;
+    case SLOT_HIDDEN:
+        return mi->sparse && mi->sparse->G ? 0 : nq + m * nq;
+    case SLOT_INDEX1:
+        return mi->sparse && mi->sparse->S_lu ? 0 : fd_scratch_size(v);
+    default:
+        return fd_scratch_size(v);
+    }
+}
+
 static int allocate_slots(model_instance *mi)
 {
-    size_t per_slot = fd_scratch_size(&mi->view);
+    size_t total = 0, at = 0;
     int pivots = mi->info.n_holonomic + mi->info.n_nonholonomic + mi->info.nq + mi->info.nv + 1;
-    mi->arena = calloc(per_slot * SLOT_COUNT, sizeof(double));
-    mi->pivot_arena = calloc((size_t)pivots * SLOT_COUNT, sizeof(int));
+    int bound = 0;
+    for (int i = 0; i < SLOT_COUNT; i++) {
+        total += slot_scratch_size(mi, i);
+        bound += mi->slot_bound[i];
+    }
+    mi->arena = calloc(total + 1, sizeof(double));
+    mi->pivot_arena = calloc((size_t)pivots * (size_t)bound + 1, sizeof(int));
     if (!mi->arena || !mi->pivot_arena) {
         host_error("model '%s': out of memory", mi->view.name);
         return -1;
     }
-    for (int i = 0; i < SLOT_COUNT; i++) {
-        mi->slots[i].owner = mi;
-        mi->slots[i].scratch = mi->arena + per_slot * i;
-        mi->slots[i].pivots = mi->pivot_arena + (size_t)pivots * i;
+    for (int i = 0, used = 0; i < SLOT_COUNT; i++) {
+        const size_t size = slot_scratch_size(mi, i);
+        mi->slots[i].scratch = size ? mi->arena + at : NULL;
+        mi->slots[i].pivots = mi->slot_bound[i] ? mi->pivot_arena + (size_t)pivots * used++
+                                                : NULL;
+        at += size;
     }
     return 0;
 }
@@ -444,6 +487,9 @@ static int check_extension_sizes(const model_instance *mi)
          EXT_TOO_SMALL(e->lie_lagrangian, wb_lie_lagrangian_ext, force_jacobian_g)},
         {WB_EXT_LIE_NONHOLONOMIC,
          EXT_TOO_SMALL(e->lie_nonholonomic, wb_lie_nonholonomic_ext, hessian_gxi_contract)},
+        /* defined in 1.3 */
+        {WB_EXT_SPARSITY,
+         EXT_TOO_SMALL(e->sparsity, wb_sparsity_ext, potential_hessian_values)},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (rows[i].too_small) {
@@ -468,6 +514,7 @@ static void query_extensions(model_instance *mi)
     mi->ext.potential_invariants = c->get_extension(WB_EXT_POTENTIAL_INVARIANTS);
     mi->ext.lie_lagrangian = c->get_extension(WB_EXT_LIE_LAGRANGIAN);
     mi->ext.lie_nonholonomic = c->get_extension(WB_EXT_LIE_NONHOLONOMIC);
+    mi->ext.sparsity = c->get_extension(WB_EXT_SPARSITY);
 }
 
 /* Any extension by id, for plugins that know ids this host does not. */
@@ -504,7 +551,9 @@ static int build_view(model_instance *mi)
     v->invariant_names = mi->info.invariant_names;
     v->extension.fn = view_extension, v->extension.ctx = mi;
     v->model_self = mi->self;
-    if (allocate_slots(mi) != 0)
+    for (int i = 0; i < SLOT_COUNT; i++)
+        mi->slots[i].owner = mi;
+    if (bind_sparsity(mi) != 0)
         return -1;
     if (mi->ext.mechanical && bind_mechanical(mi) != 0)
         return -1;
@@ -516,7 +565,7 @@ static int build_view(model_instance *mi)
     if (mi->ext.potential_invariants && bind_potential_invariants(mi) != 0)
         return -1;
     bind_initial_state(mi);
-    return 0;
+    return allocate_slots(mi); /* once every function is bound: sized by what is */
 }
 
 model_instance *model_instance_create(const plugin *p, const double *params)
@@ -582,6 +631,7 @@ void model_instance_destroy(model_instance *mi)
     free(mi->mass_factor);
     free(mi->invariant_work);
     release_lie(mi);
+    release_sparsity(mi);
     free(mi->params);
     free(mi);
 }

@@ -19,6 +19,7 @@ typedef struct model_extensions {
     const wb_potential_invariants_ext *potential_invariants;
     const wb_lie_lagrangian_ext *lie_lagrangian;
     const wb_lie_nonholonomic_ext *lie_nonholonomic;
+    const wb_sparsity_ext *sparsity;
 } model_extensions;
 
 /* params: one value per class parameter, or NULL for the defaults.

@@ -1,0 +1,58 @@
+-- Cost per step of RATTLE and SHAKE on a planar chain of N links
+-- (pendulum_chain, the model's default state, h = 1e-3), N = 10 .. 10^4:
+-- the sparse path (wb.sparsity/1: G in its nonzeros, G M^-1 G^T banded,
+-- the host's banded LU) against the dense path (linear_solver = "dense":
+-- m x m matrices from dense G, LAPACK LU), and the fitted exponent of
+-- time per step over N for each (issue 12's goal for the sparse path:
+-- <= 1.2; the dense path grows like N^3).
+--
+-- Each configuration runs `repeats` times and the fastest run counts; the
+-- number of steps is about `work` / N so each run takes a similar time.
+-- Only the first and last states are recorded (every = steps).
+--
+--   build/workbench bench/chain.lua [work] [repeats]
+local work = tonumber(arg[1]) or 2e6
+local repeats = tonumber(arg[2]) or 3
+
+local function per_step(name, solver, N)
+  local model = wb.model("pendulum_chain", {N = N})
+  local method = wb.method(name, {linear_solver = solver})
+  local steps = math.max(3, math.floor(work / (solver == "dense" and N * N or N)))
+  local best, stats = math.huge, nil
+  for _ = 1, repeats do
+    local sol = wb.integrate{model = model, method = method, h = 1e-3, steps = steps,
+                             every = steps}
+    if sol.stats.seconds / steps < best then
+      best, stats = sol.stats.seconds / steps, sol.stats
+    end
+  end
+  return best, stats
+end
+
+local function table_for(name, solver, Ns)
+  wb.printf("\n%s, linear_solver = %s\n", name, solver)
+  wb.printf("%8s %14s %16s %12s\n", "N", "s / step", "s / step / link", "Newton its")
+  local times = {}
+  for k, N in ipairs(Ns) do
+    local t, stats = per_step(name, solver, N)
+    times[k] = t
+    wb.printf("%8d %14.4e %16.4e %12.2f\n", N, t, t / N, stats.mean_newton_iterations)
+  end
+  local exponent = wb.fit_order(Ns, times)
+  wb.printf("fitted exponent of time per step over N = %d .. %d: %.2f\n", Ns[1], Ns[#Ns],
+            exponent)
+  return times, exponent
+end
+
+local sparse_Ns = {10, 100, 1000, 10000}
+local rattle_sparse, e_rs = table_for("rattle", "sparse", sparse_Ns)
+local _, e_ss = table_for("shake", "sparse", sparse_Ns)
+local dense_Ns = {10, 30, 100, 300}
+local rattle_dense, e_rd = table_for("rattle", "dense", dense_Ns)
+
+wb.printf("\nsummary: fitted exponents: rattle sparse %.2f, shake sparse %.2f "
+          .. "(goal <= 1.2), rattle dense %.2f\n", e_rs, e_ss, e_rd)
+for k, N in ipairs{10, 100} do
+  local i = N == 10 and 1 or 3
+  wb.printf("  N = %d: dense / sparse = %.1f\n", N, rattle_dense[i] / rattle_sparse[k])
+end
