@@ -584,7 +584,7 @@ local function options_text(method)
 end
 
 local fields = {method = true, options = true, models = true, quick = true, tol = true,
-                symplectic_tol = true, print = true}
+                symplectic_tol = true, print = true, progress = true}
 
 function wb.check_method(spec)
   local level = wb._user_level and wb._user_level() or 2
@@ -593,7 +593,7 @@ function wb.check_method(spec)
   for k in pairs(spec) do
     if not fields[k] then
       error(format("wb.check_method: unknown field '%s' (fields: method, options, models, quick, "
-                   .. "tol, symplectic_tol, print)", tostring(k)), level)
+                   .. "tol, symplectic_tol, print, progress)", tostring(k)), level)
     end
   end
   local method = spec.method
@@ -623,7 +623,7 @@ function wb.check_method(spec)
       "measured", "verdict")
   local result = {method = method.name, rows = {}, failures = 0, checked = 0, models = {},
                   skipped = {}}
-  update, clear = wb._progress("check-method " .. method.name, #models)
+  update, clear = wb._progress("check-method " .. method.name, #models, spec.progress)
   for index, m in ipairs(models) do
     update(index, m.name)
     result.models[#result.models + 1] = m.name

@@ -254,10 +254,12 @@ end
 
 -- A progress line on stderr across the runs of a helper (wb.order,
 -- wb.work_precision, wb.check_method): update(i, detail) before run i,
--- done() at the end.  Shown when stderr is a terminal (WORKBENCH_NO_PROGRESS
--- turns it off), like the progress bar of one run.
-function wb._progress(who, total)
-  if not wb._progress_enabled() then return function() end, function() end end
+-- done() at the end.  `want` is the helper's progress = field: true or
+-- false, or nil for the default: shown when stderr is a terminal
+-- (WORKBENCH_NO_PROGRESS turns it off), like the progress bar of one run.
+function wb._progress(who, total, want)
+  if want == nil then want = wb._progress_enabled() end
+  if not want then return function() end, function() end end
   local shown = false
   local function update(i, detail)
     io.stderr:write(format("\r  %s: run %d of %d%s\27[K", who, i, total,
@@ -301,13 +303,14 @@ end
 --          reference = vector}
 local order_fields = {h = true, steps = true, run = true, model = true, method = true,
                       t_end = true, t0 = true, q0 = true, p0 = true, quantity = true,
-                      reference = true, norm = true, relative = true, floor = true}
+                      reference = true, norm = true, relative = true, floor = true,
+                      progress = true}
 function wb.order(spec)
   if type(spec) ~= "table" then error("wb.order: give a table {h = {...}, ...}", 2) end
   for k in pairs(spec) do
     if not order_fields[k] then
       error(format("wb.order: unknown field '%s' (fields: h, steps, run, model, method, t_end, "
-                   .. "t0, q0, p0, quantity, reference, norm, relative, floor)", tostring(k)), 2)
+                   .. "t0, q0, p0, quantity, reference, norm, relative, floor, progress)", tostring(k)), 2)
     end
   end
   local hs = step_sizes(spec, "wb.order")
@@ -327,13 +330,14 @@ function wb.order(spec)
       return quantity_of(sol, spec.quantity)
     end
   end
-  local total = #hs + ((type(spec.reference) == "table" and (spec.reference.h or spec.reference.steps)) and 1 or 0)
-  local update, done = wb._progress("wb.order", total)
+  local first = (type(spec.reference) == "table" and (spec.reference.h or spec.reference.steps)) and 1 or 0
+  local total = #hs + first   -- the reference, when it is a run, is run 1
+  local update, done = wb._progress("wb.order", total, spec.progress)
   local ref = spec.reference
   if type(ref) == "function" then
     ref = ref()
   elseif type(ref) == "table" and (ref.h or ref.steps) then
-    update(total, "reference")
+    update(1, "reference")
     if ref.steps and not spec.run then
       ref = run(nil, ref.method, ref.steps)
     else
@@ -347,7 +351,7 @@ function wb.order(spec)
   local scale = spec.relative and wb.norm(ref, norm_kind) or 1
   local result = {h = {}, errors = {}, orders = {}, reference = ref}
   for i, h in ipairs(hs) do
-    update(i, format("h = %.4g", h))
+    update(i + first, format("h = %.4g", h))
     local v = (spec.steps and not spec.run) and run(nil, nil, spec.steps[i]) or run(h)
     if #v ~= #ref then
       done()
@@ -444,7 +448,7 @@ function wb.work_precision(spec)
   local result = {rows = {}, by_method = {}, labels = {}, reference = ref}
   local total, count = 0, 0
   for _, m in ipairs(methods) do total = total + #m.h end
-  local update, done = wb._progress("wb.work_precision", total)
+  local update, done = wb._progress("wb.work_precision", total, spec.progress)
   for _, m in ipairs(methods) do
     result.labels[#result.labels + 1] = m.label
     result.by_method[m.label] = {}
