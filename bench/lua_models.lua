@@ -5,6 +5,18 @@
 -- constraint, Jacobian and potential gradient in every Newton iteration)
 -- and by HBVM(6,3) (the Hessian-free line integral method).
 --
+-- Measured 2026-11-25 (2-core AMD EPYC, shared, Release build), cpu seconds
+-- of whole processes, median of 5 paired runs (A B A B ...), start-up
+-- (0.035 s, a 1-step run) subtracted, per step:
+--   RATTLE    C 2.7e-7 s (2e6 steps)   Lua 2.5e-5 s (2e4 steps)   Lua/C  93
+--   HBVM(6,3) C 2.5e-6 s (1e5 steps)   Lua 3.2e-4 s (1e3 steps)   Lua/C 125
+--   compiled/C, same step counts: RATTLE 0.78 and 1.15 (two calls: the
+--   machine's noise), HBVM 1.11; this script's own table gave 0.75 and 1.19.
+-- The ratio is above 20, hence wb.compile_model.  Paired by a timer of
+-- whole processes over the one-run form below, e.g. A = `workbench
+-- bench/lua_models.lua lua rattle 20000`, B = `... c rattle 2000000`
+-- (the ratio of the medians times 100 is the per-step ratio).
+--
 --   workbench bench/lua_models.lua                       all three, a table
 --   workbench bench/lua_models.lua KIND METHOD STEPS     one run (KIND: c, lua,
 --                                                        compiled), for a timer

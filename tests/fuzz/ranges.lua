@@ -20,7 +20,7 @@ local function time_scale(m)
   return tau < math.huge and tau or 1
 end
 local methods = wb.list_methods()
-local counts = {runs = 0, ok = 0, refused = 0, failed = 0, model_refused = 0}
+local counts = {runs = 0, ok = 0, ok_smaller = 0, refused = 0, failed = 0, model_refused = 0}
 local failures = {}
 for _, name in ipairs(wb.list_models()) do
   local info = wb.model(name)
@@ -48,8 +48,22 @@ for _, name in ipairs(wb.list_models()) do
               local okr, sol = pcall(wb.integrate, {model = m, method = meth, h = h, steps = 20, every = 20})
               if okr then counts.ok = counts.ok + 1
               elseif tostring(sol):find("failed:") then
-                counts.failed = counts.failed + 1
-                failures[#failures + 1] = string.format("%s %s=%s h=%.3g %s: %s", name, pname, tostring(value), h, mname, tostring(sol):sub(1, 200))
+                -- a step too large for a multi-scale extreme, or a method
+                -- that fails at any step: smaller steps tell them apart
+                local smaller
+                for k = 1, 4 do
+                  if pcall(wb.integrate, {model = m, method = meth, h = h / 10^k, steps = 20, every = 20}) then
+                    smaller = k
+                    break
+                  end
+                end
+                if smaller then
+                  counts.ok_smaller = counts.ok_smaller + 1
+                else
+                  counts.failed = counts.failed + 1
+                end
+                failures[#failures + 1] = string.format("%s %s=%s h=%.3g %s: %s%s", name, pname, tostring(value), h, mname,
+                  smaller and string.format("[steps at h/1e%d] ", smaller) or "[fails down to h/1e4] ", tostring(sol):sub(1, 200))
               else
                 counts.refused = counts.refused + 1
                 failures[#failures + 1] = string.format("REFUSED %s %s=%s %s: %s", name, pname, tostring(value), mname, tostring(sol):sub(1, 160))
@@ -62,4 +76,5 @@ for _, name in ipairs(wb.list_models()) do
   end
 end
 for _, f in ipairs(failures) do print(f) end
-print(string.format("runs %d ok %d step-failed %d refused %d models refused %d", counts.runs, counts.ok, counts.failed, counts.refused, counts.model_refused))
+print(string.format("runs %d ok %d ok-at-a-smaller-step %d failed-at-every-step %d refused %d models refused %d",
+  counts.runs, counts.ok, counts.ok_smaller, counts.failed, counts.refused, counts.model_refused))

@@ -51,6 +51,40 @@ if os.execute("command -v gnuplot >/dev/null 2>&1") then
            "gnuplot plots the file with its column header", out:sub(1, 120))
 end
 
+-- a plain tool reads both files: Python's csv and json modules (strict JSON:
+-- no NaN or Infinity), the header as column names, the numbers as floats
+if os.execute("command -v python3 >/dev/null 2>&1") then
+  local py = [[
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+def strict(c): raise ValueError("not JSON: " + c)
+meta = json.load(open(sys.argv[1] + ".json"), parse_constant=strict)
+assert len(rows) == meta["rows"] == 51, len(rows)
+assert list(rows[0]) == meta["columns"], (list(rows[0]), meta["columns"])
+assert meta["params"] == {"m": 1, "l": 1, "g": 9.81} and meta["options"]["tol"] == 1e-12
+print("read %d rows, q2 at the end %.17g" % (len(rows), float(rows[-1]["q2"])))
+]]
+  wb.write_file("data/read.py", py)
+  local p = io.popen(string.format("python3 %s %s 2>&1", wb.output_path("data/read.py"),
+                                   wb.output_path("data/run.tsv")))
+  local out = p:read("a")
+  local ok = p:close()
+  local q2 = tonumber(out:match("q2 at the end (%S+)"))
+  wb.check(ok and q2 == sol:column("q2")[51],
+           "python3's csv and json modules read the data file and its metadata as they are",
+           out:sub(1, 300))
+  local spring = wb.define_model{name = "usability_spring", nq = 1, params = {k = {1, min = 0}},
+                                 potential = function(q, P) return P.k * q[1] ^ 2 / 2 end,
+                                 initial = function() return {1}, {0} end}
+  wb.integrate{model = wb.model("usability_spring", {k = math.huge}), method = "verlet",
+               h = 0.01, steps = 2, on_failure = "stop"}:write("data/inf.tsv")
+  local strict = io.popen(string.format("python3 -c 'import json, sys\ndef bad(c): raise ValueError(c)\njson.load(open(sys.argv[1]), parse_constant=bad)' %s 2>&1",
+                                        wb.output_path("data/inf.tsv.json")))
+  local said = strict:read("a")
+  wb.check(strict:close(), "a non-finite parameter or energy is null in the JSON, not Infinity",
+           said:sub(1, 200))
+end
+
 -- consistent initial states
 local msg = expect_error(function()
   wb.integrate{model = m, method = "hbvm", h = 0.01, steps = 10, q0 = {0, -1.1}, p0 = {1, 0}}
@@ -77,6 +111,34 @@ local qh, ph, aux = half:final()
 local cont = wb.integrate{model = m, method = wb.method("rk4"), h = 0.01, steps = 10, q0 = qh,
                           p0 = ph, aux0 = aux, t0 = half.t_final}
 wb.check(cont.ok, "a continued run (aux0) takes a drifted state as it is")
+
+-- solver defaults that work in ordinary use, and a failure that says what
+-- to change
+do
+  local spark = wb.integrate{model = m, method = wb.method("spark"), h = 3.9e-5, steps = 200,
+                             every = 200, on_failure = "stop"}
+  wb.check(spark.ok and spark:max("constraint") < 1e-12,
+           "SPARK's default tolerance converges at h = 3.9e-5", spark.failure)
+  local radau = wb.integrate{model = wb.model("kepler", {e = 0.6}),
+                             method = wb.method("rk", {tableau = wb.tableau.radau_iia(2)}),
+                             h = 0.1, t_end = 20, every = 200, on_failure = "stop"}
+  wb.check(radau.ok, "Radau IIA (2 stages) converges on the Kepler orbit e = 0.6 at h = 0.1",
+           radau.failure)
+  local failed = wb.integrate{model = wb.model("kepler", {e = 0.9}),
+                              method = wb.method("rk", {tableau = wb.tableau.radau_iia(2)}),
+                              h = 0.5, steps = 4, on_failure = "stop"}
+  wb.check(not failed.ok and failed.failure:find("to converge: reduce h (now 0.5), raise max_iter (now 50)", 1, true)
+           and failed.failure:find('iteration = "newton"', 1, true) ~= nil,
+           "a step that does not converge says which of h and the method's options to change",
+           failed.failure)
+  local rattle_failed = wb.integrate{model = m, method = wb.method("rattle", {max_iter = 2}),
+                                     h = 3, steps = 2, q0 = {1, 0}, p0 = {0, 3},
+                                     on_failure = "stop"}
+  wb.check(not rattle_failed.ok
+           and rattle_failed.failure:find("raise max_iter (now 2), loosen tol (now 1e-12)", 1, true) ~= nil,
+           "and names the options this method has (RATTLE: no iteration option)",
+           rattle_failed.failure)
+end
 
 -- steps = wherever h = is
 local by_steps = wb.integrate{model = m, method = rattle, t_end = 1, steps = 40}

@@ -393,16 +393,20 @@ fail:
 
 /* The step's own message when it reported one (the slot is cleared before
  * every step), else what the driver saw. */
-static int fail_step(solution *s, const run_options *opt, long long n, double t, int status)
+static int fail_step(solution *s, const method_config *cfg, const run_options *opt, long long n,
+                     double t, int status)
 {
     char message[1024];
     const char *why = host_has_error() ? host_last_error()
                       : status == WB_ERR_NONFINITE ? "the state became non-finite (NaN or Inf)"
                                                    : "the method reported no reason";
+    char hint[256] = "";
     if (interrupt_requested)
         why = "interrupted";
-    snprintf(message, sizeof message, "step %lld (t = %.17g, h = %g) failed: %s", n + 1, t,
-             opt->h, why);
+    else if (status == WB_ERR_NEWTON && !strstr(why, "reduce h"))
+        method_config_convergence_hint(cfg, opt->h, hint, sizeof hint);
+    snprintf(message, sizeof message, "step %lld (t = %.17g, h = %g) failed: %s%s%s", n + 1, t,
+             opt->h, why, hint[0] ? "; to converge: " : "", hint);
     host_error("%s", message);
     s->ok = 0;
     s->failure = strdup(message);
@@ -430,7 +434,7 @@ static int run_loop(integrator *it, solution *s, const run_options *opt, double 
         if (status == WB_OK && interrupt_requested)
             status = WB_ERR_INTERNAL;
         if (status != WB_OK)
-            return fail_step(s, opt, n, t, status);
+            return fail_step(s, it->cfg, opt, n, t, status);
         s->stats.steps++;
         s->steps_done = n + 1;
         double *swap = qa;

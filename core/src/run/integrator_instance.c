@@ -129,12 +129,22 @@ const wb_option_value *method_config_plugin_values(const method_config *cfg)
     return (const wb_option_value *)(const void *)cfg->plugin_values;
 }
 
-int method_config_find(const method_config *cfg, const char *name)
+/* Index of option `name`, or -1 (no error set). */
+static int option_index(const method_config *cfg, const char *name)
 {
     const wb_method *m = cfg->method;
     for (uint32_t i = 0; i < m->n_options; i++)
         if (strcmp(descriptor_option(m, i)->name, name) == 0)
             return (int)i;
+    return -1;
+}
+
+int method_config_find(const method_config *cfg, const char *name)
+{
+    const wb_method *m = cfg->method;
+    int found = option_index(cfg, name);
+    if (found >= 0)
+        return found;
     char list[1024] = "", full[256];
     size_t used = 0;
     for (uint32_t i = 0; i < m->n_options && used < sizeof list - 64; i++)
@@ -452,4 +462,29 @@ void integrator_destroy(integrator *it)
         it->cfg->method->destroy(it->inst);
     free(it->aux);
     free(it);
+}
+
+/* A user whose step failed to converge needs to know which knob to turn:
+ * the step size always, and the iteration options this method has, with
+ * their current values. */
+void method_config_convergence_hint(const method_config *cfg, double h, char *out, size_t size)
+{
+    size_t used = (size_t)snprintf(out, size, "reduce h (now %g)", h);
+    int i = option_index(cfg, "max_iter");
+    if (i >= 0 && used < size)
+        used += (size_t)snprintf(out + used, size - used, ", raise max_iter (now %g)",
+                                 cfg->values[i].number);
+    i = option_index(cfg, "tol");
+    if (i >= 0 && used < size)
+        used += (size_t)snprintf(out + used, size - used, ", loosen tol (now %g%s)",
+                                 cfg->values[i].number,
+                                 cfg->values[i].number == 0 ? ": round-off" : "");
+    i = option_index(cfg, "iteration");
+    if (i >= 0 && used < size) {
+        const wb_option_spec *o = option_spec(cfg, i);
+        const char *now = cfg->values[i].string ? cfg->values[i].string : "";
+        if (o->choices && strstr(o->choices, "newton") && strcmp(now, "newton") != 0)
+            snprintf(out + used, size - used, " or set iteration = \"newton\" (now \"%s\")",
+                     now);
+    }
 }

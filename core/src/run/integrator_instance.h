@@ -29,6 +29,11 @@ int method_config_set_tableau(method_config *cfg, int index, const wb_tableau *t
 int method_config_validate(const method_config *cfg);
 /* The option values as the plugin reads them (its element size). */
 const wb_option_value *method_config_plugin_values(const method_config *cfg);
+/* What to change when a step's nonlinear iteration does not converge:
+ * "reduce h (now ...), raise max_iter (now ...), ..." naming only the
+ * options this method has.  Always NUL-terminated. */
+void method_config_convergence_hint(const method_config *cfg, double h, char *out,
+                                    size_t size);
 /* "family.method" */
 void method_config_name(const method_config *cfg, char *out, size_t size);
 /* Order and property flags for the current options. */
