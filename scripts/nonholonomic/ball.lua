@@ -23,7 +23,7 @@
 --     error over 10 P is below 1e-10; over 2 P it is below 10 x the
 --     tolerance for every tolerance of the ladder and falls with it (by more
 --     than 1000 from 1e-8 to 1e-14; Newton's quadratic convergence makes the
---     steps uneven: 6.3e-11, 6.3e-11, 1.9e-13, 3.6e-15);
+--     steps uneven: 5.2e-9, 1.4e-10, 4.6e-13, 8.5e-15);
 --   * the constraint at every node and the group to round-off;
 --   * the moving energy's oscillation scales like h^4 (first period, h = 0.1
 --     against 0.05: fitted exponent in [3.5, 4.5]);
@@ -31,7 +31,13 @@
 --     times the first); with cay it drifts slowly: its last tenth more than
 --     twice its first, its drift rate (least-squares slope) more than 30
 --     times exp's.
--- Where we differ from the paper: the moving energy with cay is bounded
+-- Where we differ from the paper: w_zeta's error is below the tolerance
+--   1e-12 over the first 4.5 periods only; the solver's residuals make it
+--   drift (-9.5e-15 per unit time), to 2.14e-12 at 10 P (Ix, Iy: 2.5e-13,
+--   drift -1.1e-15); the script prints this for each integral.  It is the
+--   solver's, as the paper says (over 10 P: tolerance 1e-14 gives 4.7e-14,
+--   full Newton to round-off 5.7e-15), but not "lower than the tolerance"
+--   past 4.5 P; the paper's horizon is not given.  The moving energy with cay is bounded
 --   and oscillating over the first periods (as the paper shows), but over
 --   tens of periods it drifts linearly, at a rate -2.5e-7 per unit time at
 --   h = 0.2 and -1.8e-9 at h = 0.1 (so proportional to h^7.1), a drift that
@@ -67,6 +73,22 @@ for _, name in ipairs(integrals) do
                   string.format("%s kept to the solver's tolerance over %d periods", name, periods))
 end
 errors.moving_energy = wb.deviation(main:column("moving_energy"))
+-- The paper: their error is "lower than the tolerance" (TolX = 1e-12).  The
+-- solver's residuals accumulate, so over a long enough run they pass it:
+-- say where, with the drift rate, rather than let the 1e-10 bound hide it.
+local paper_tol = 1e-12
+for _, name in ipairs(integrals) do
+  local e, crossed = errors[name], nil
+  for k, x in ipairs(e) do
+    if math.abs(x) > paper_tol then crossed = main.t[k] break end
+  end
+  local _, slope = wb.fit_line(main.t, e)
+  wb.printf("%s: max error %.2e over %d periods, %s the paper's tolerance %.0e%s; drift %.1e per "
+            .. "unit time\n", name, wb.max_abs(e), periods, crossed and "above" or "below",
+            paper_tol, crossed and string.format(" from t = %.0f (%.1f periods): NOT as the "
+                                                 .. "paper's Fig. 8", crossed, crossed / P) or "",
+            slope)
+end
 wb.expect_below(main:max("nonholonomic_constraint"), 1e-12, "|phi| at the nodes")
 wb.expect_below(main:max("group_residual"), 1e-13, "on SO(3) x R^2 to round-off")
 
