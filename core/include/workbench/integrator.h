@@ -211,6 +211,18 @@ typedef struct wb_method {
      * model's functions. */
     int (*describe_model)(const wb_option_value *opts, const wb_model *model,
                           wb_method_props *out);
+    /* 1.2: options that follow from others (a bias whose two ends differ by
+     * one: giving either sets the other; a second tableau that defaults to
+     * the first).  Optional.  Called whenever options are set, before
+     * validate(), with given[i] nonzero for each option the user set (the
+     * others hold their defaults).  It may change `number` of a NUMBER,
+     * INTEGER or BOOLEAN option and `tableau` of a TABLEAU option (to a
+     * tableau another option holds, or one from the host's tableau
+     * services) that the user did not give; the host then checks the new
+     * values against their ranges.  A set it cannot complete is refused:
+     * report why through host->error and return WB_ERR_INVALID. */
+    int (*complete_options)(const wb_host *host, wb_option_value *opts,
+                            const unsigned char *given);
 } wb_method;
 
 /* The 1.1 element sizes, for a method's designated initializer. */

@@ -113,6 +113,7 @@ static int method_with(lua_State *L)
         default:
             cfg->values[i].number = v->number;
         }
+        cfg->given[i] = src->config->given[i]; /* what the original was given stays given */
     }
     apply_options(L, 2, cfg);
     if (method_config_validate(cfg) != 0)

@@ -70,9 +70,12 @@ method_config *method_config_create(const plugin *family, const wb_method *metho
     method_config *cfg = calloc(1, sizeof *cfg);
     uint32_t n = method->n_options;
     if (!cfg || !(cfg->values = calloc(n + 1, sizeof *cfg->values)) ||
-        !(cfg->owned_strings = calloc(n + 1, sizeof *cfg->owned_strings))) {
-        if (cfg)
+        !(cfg->owned_strings = calloc(n + 1, sizeof *cfg->owned_strings)) ||
+        !(cfg->given = calloc(n + 1, 1))) {
+        if (cfg) {
             free(cfg->values);
+            free(cfg->owned_strings);
+        }
         free(cfg);
         host_error("out of memory");
         return NULL;
@@ -110,6 +113,7 @@ void method_config_destroy(method_config *cfg)
     free(cfg->owned_strings);
     free(cfg->values);
     free(cfg->plugin_values);
+    free(cfg->given);
     free(cfg);
 }
 
@@ -179,7 +183,7 @@ static int wrong_type(const method_config *cfg, int index, const char *got)
     return -1;
 }
 
-int method_config_set_number(method_config *cfg, int index, double value)
+static int store_number(method_config *cfg, int index, double value)
 {
     const wb_option_spec *o = option_spec(cfg, index);
     char full[256];
@@ -205,11 +209,20 @@ int method_config_set_number(method_config *cfg, int index, double value)
     return 0;
 }
 
+int method_config_set_number(method_config *cfg, int index, double value)
+{
+    if (store_number(cfg, index, value) != 0)
+        return -1;
+    cfg->given[index] = 1;
+    return 0;
+}
+
 int method_config_set_boolean(method_config *cfg, int index, int value)
 {
     if (option_spec(cfg, index)->type != WB_OPT_BOOLEAN)
         return wrong_type(cfg, index, "a boolean");
     cfg->values[index].number = value ? 1.0 : 0.0;
+    cfg->given[index] = 1;
     return 0;
 }
 
@@ -256,6 +269,7 @@ int method_config_set_string(method_config *cfg, int index, const char *value)
     free(cfg->owned_strings[index]);
     cfg->owned_strings[index] = copy;
     cfg->values[index].string = copy;
+    cfg->given[index] = 1;
     return 0;
 }
 
@@ -268,12 +282,70 @@ int method_config_set_tableau(method_config *cfg, int index, const wb_tableau *t
     tableau_release(cfg->values[index].tableau);
     cfg->values[index].tableau = t;
     cfg->values[index].string = t->name;
+    cfg->given[index] = 1;
     return 0;
 }
 
-int method_config_validate(const method_config *cfg)
+/* wb_method.complete_options on a copy of the values in the plugin's
+ * layout; what it changed of the options the user did not give is taken
+ * back (numbers through the range checks).  -1: the plugin refused (its
+ * message), -2: a completed value is out of range (the host's message). */
+static int complete_options(method_config *cfg)
 {
     const wb_method *m = cfg->method;
+    descriptor_complete_fn complete = descriptor_complete_options(m);
+    if (!complete)
+        return 0;
+    const size_t stride = descriptor_option_value_size(m), n = m->n_options;
+    unsigned char *copy = malloc((n + 1) * stride);
+    if (!copy) {
+        host_error("out of memory");
+        return -2;
+    }
+    memcpy(copy, method_config_plugin_values(cfg), n * stride);
+    host_clear_error();
+    int status = complete(host_services(), (wb_option_value *)(void *)copy, cfg->given) == WB_OK
+                     ? 0 : -1;
+    for (uint32_t i = 0; status == 0 && i < n; i++) {
+        const wb_option_value *v = (const wb_option_value *)(const void *)(copy + i * stride);
+        const wb_option_spec *o = option_spec(cfg, (int)i);
+        if (cfg->given[i])
+            continue;
+        switch (o->type) {
+        case WB_OPT_NUMBER:
+        case WB_OPT_INTEGER:
+            if (store_number(cfg, (int)i, v->number) != 0)
+                status = -2;
+            break;
+        case WB_OPT_BOOLEAN:
+            cfg->values[i].number = v->number != 0 ? 1.0 : 0.0;
+            break;
+        case WB_OPT_TABLEAU:
+            if (v->tableau) {
+                cfg->values[i].tableau = v->tableau;
+                cfg->values[i].string = v->tableau->name;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    free(copy);
+    return status;
+}
+
+int method_config_validate(method_config *cfg)
+{
+    const wb_method *m = cfg->method;
+    int completed = complete_options(cfg);
+    if (completed == -2)
+        return -1;
+    if (completed != 0) {
+        char name[256];
+        method_config_name(cfg, name, sizeof name);
+        host_error_prefix("method '%s': ", name);
+        return -1;
+    }
     if (!m->validate)
         return 0;
     host_clear_error();

@@ -12,6 +12,9 @@ typedef struct method_config {
     /* The values in the plugin's own element size, when it differs from
      * the host's (a plugin of another minor version); else NULL. */
     unsigned char *plugin_values;
+    /* given[i] = 1 once the user has set option i (wb_method.complete_options
+     * may fill in the others). */
+    unsigned char *given;
 } method_config;
 
 /* Defaults for every option (tableau defaults resolved). NULL on error. */
@@ -19,14 +22,17 @@ method_config *method_config_create(const plugin *family, const wb_method *metho
 void method_config_destroy(method_config *cfg);
 /* Index of option `name`, or -1 with an error listing the valid names. */
 int method_config_find(const method_config *cfg, const char *name);
-/* Setters validate type and range and report errors naming the option. */
+/* Setters validate type and range and report errors naming the option,
+ * and mark the option as given by the user. */
 int method_config_set_number(method_config *cfg, int index, double value);
 int method_config_set_boolean(method_config *cfg, int index, int value);
 int method_config_set_string(method_config *cfg, int index, const char *value);
 int method_config_set_tableau(method_config *cfg, int index, const wb_tableau *t);
-/* The method's own check of the option set as a whole (wb_method.validate);
- * 0 when it has none or accepts, else -1 with the message. */
-int method_config_validate(const method_config *cfg);
+/* The options the user did not give completed from those given
+ * (wb_method.complete_options), then the method's own check of the option
+ * set as a whole (wb_method.validate); 0 when it accepts, else -1 with the
+ * message. */
+int method_config_validate(method_config *cfg);
 /* The option values as the plugin reads them (its element size). */
 const wb_option_value *method_config_plugin_values(const method_config *cfg);
 /* What to change when a step's nonlinear iteration does not converge:

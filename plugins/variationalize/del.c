@@ -1,0 +1,448 @@
+/* The symplectic layer: the discrete Euler-Lagrange equations of the
+ * paper's Stage 3, in the reduced form of the digest (section 2.8).
+ *
+ * Equations (S3.1), (S3.3)-(S3.4), (S3.6), (S3.8) on the w1 side are linear
+ * in the multipliers once w1 is known, and their mu is the lambda+ of the
+ * previous step, so the layer is a map (qbar, mu) -> (qbar', mu') on T*Q:
+ * qbar = d+(w_n) = d-(w_{n+1}) is the junction of two segments at
+ * t_n + alpha+ h and mu the momentum there.  One step solves, for
+ * x = (q2, v2, lambda+, nu1+, nu2+, theta+) (3N + 3d unknowns),
+ *
+ *   E1 [2N] DL_h(w2) - lhat+ D dhat+(w2) + muhat D dhat-(w2)
+ *           - nu1+ [G(q2), 0] - nu2+ [B(q2; v2), G(q2)]            (S3.2)
+ *   E2 [d]  lambda+ G(q2+)^T                                       (S3.8)
+ *   E3 [N]  dhat-(w2) - qbar - W G(qbar)^T theta+                  (S3.5)
+ *   E4 [2d] g(q2), G(q2) v2                                        (S3.7)
+ *
+ * with dhat-+(w) = R^q_{h alpha-+}(w), L_h = R^S_{h alpha+} - R^S_{h alpha-},
+ * (q2+, theta2+) = P(dhat+(w2)), lhat+ = DP(dhat+(w2))^T lambda+ and
+ * muhat = DP(dhat-(w2))^T mu at the projection data (qbar, theta+), which
+ * E3 makes those of dhat-(w2).  Then qbar' = q2+, mu' = lambda+.  The rows
+ * of E1 that pair with v are O(h): they are divided by h (pitfall 9).
+ *
+ * Newton's matrix: the columns of (q2, v2) by forward differences of the
+ * exact residual (they hold second derivatives of the layer, which the
+ * variational equations do not give), the columns of the multipliers and
+ * theta+ in closed form. */
+#include "variationalize.h"
+#include "wb_array.h"
+#include "wb_vec.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- set-up ------------------------------------------------------------------------- */
+
+static int allocate_ends(vz_ends *e, int n)
+{
+    const size_t dim = 2 * (size_t)n;
+    double *block = calloc(2 * (n + n * dim + dim), sizeof(double));
+    if (!block)
+        return WB_ERR_NOMEM;
+    e->qm = block;
+    e->Jm = e->qm + n;
+    e->dSm = e->Jm + n * dim;
+    e->qp = e->dSm + dim;
+    e->Jp = e->qp + n;
+    e->dSp = e->Jp + n * dim;
+    return WB_OK;
+}
+
+void vz_del_destroy(vz_del *del)
+{
+    if (!del)
+        return;
+    vz_stage4_destroy(del);
+    if (del->newton)
+        del->host->newton_destroy(del->host, del->newton);
+    vz_layer_free(&del->plus);
+    vz_layer_free(&del->minus);
+    vz_projection_free(&del->proj);
+    vz_field_free(&del->field);
+    free(del->ends.qm);
+    free(del->ends0.qm);
+    free(del->qbar);
+    free(del->init_pivots);
+    free(del);
+}
+
+int vz_del_create(const wb_host *host, const wb_model *model, const vz_options *opt,
+                  vz_del **out)
+{
+    vz_del *del = calloc(1, sizeof *del);
+    if (!del)
+        goto nomem;
+    del->host = host, del->model = model, del->opt = *opt;
+    const int n = model->nq, m = model->n_holonomic;
+    del->n = n, del->m = m, del->dim = 2 * n, del->nx = 3 * n + 3 * m;
+    if (vz_field_init(&del->field, host, model) != WB_OK ||
+        vz_layer_init(&del->plus, &del->field, opt->layer, opt->derivatives) != WB_OK ||
+        vz_layer_init(&del->minus, &del->field, opt->layer_minus, opt->derivatives) != WB_OK ||
+        vz_projection_init(&del->proj, &del->field, opt->weight) != WB_OK ||
+        allocate_ends(&del->ends, n) != WB_OK || allocate_ends(&del->ends0, n) != WB_OK)
+        goto nomem;
+    const size_t N = (size_t)n, M = (size_t)m, nx = (size_t)del->nx, ni = 2 * N + 2 * M;
+    struct {
+        double **array;
+        size_t count;
+    } parts[] = {
+        {&del->qbar, N},    {&del->mu, N},       {&del->mu_prev, N}, {&del->nu1, M + 1},
+        {&del->nu2, M + 1}, {&del->theta, M + 1}, {&del->x, nx},     {&del->r, nx},
+        {&del->x_last, nx}, {&del->q2p, N},       {&del->th2p, M + 1}, {&del->lhat, N},
+        {&del->muhat, N},   {&del->G2, M * N + 1}, {&del->B2, M * N + 1},
+        {&del->Gbar, M * N + 1}, {&del->Gp, M * N + 1}, {&del->DPt, N * N},
+        {&del->dmu, M * N + 1}, {&del->Ha, N * N}, {&del->r_shift, nx}, {&del->x_shift, nx},
+        {&del->v1buf, N},   {&del->vtmp, 2 * N}, {&del->r_base, nx}, {&del->wmu, N},
+        {&del->rhs_n, N},   {&del->unit_m, M + 1}, {&del->init_matrix, ni * ni},
+        {&del->init_rhs, ni}, {&del->q0m, N}, {&del->th0m, M + 1}, {&del->q0p, N},
+        {&del->th0p, M + 1}, {&del->DPm, N * N}, {&del->DPp, N * N},
+    };
+    size_t total = 0;
+    for (size_t i = 0; i < WB_ARRAY_COUNT(parts); i++)
+        total += parts[i].count;
+    double *block = calloc(total, sizeof(double));
+    del->init_pivots = calloc(ni + 1, sizeof(int));
+    if (!block || !del->init_pivots) {
+        free(block);
+        goto nomem;
+    }
+    for (size_t i = 0; i < WB_ARRAY_COUNT(parts); i++) {
+        *parts[i].array = block;
+        block += parts[i].count;
+    }
+    if (!(del->newton = host->newton_create(host, del->nx)))
+        goto nomem;
+    if (opt->solver == VZ_APPROXIMATE && vz_stage4_create(del) != WB_OK)
+        goto nomem;
+    *out = del;
+    return WB_OK;
+nomem:
+    vz_del_destroy(del);
+    host->error(host, "variationalize: out of memory");
+    return WB_ERR_NOMEM;
+}
+
+/* ---- the segment ends ------------------------------------------------------------------ */
+
+int vz_del_ends(vz_del *del, vz_ends *e, double h, const double *q, const double *v,
+                int derivatives)
+{
+    int status = vz_layer_step(&del->minus, h * del->opt.alpha_minus, q, v, e->qm, NULL,
+                               &e->Sm, derivatives ? e->Jm : NULL, e->dSm, del->stats);
+    if (status != WB_OK)
+        return status;
+    return vz_layer_step(&del->plus, h * del->opt.alpha_plus, q, v, e->qp, NULL, &e->Sp,
+                         derivatives ? e->Jp : NULL, e->dSp, del->stats);
+}
+
+int vz_del_predict(vz_del *del, double h, const double *q1, const double *v1, double *q2,
+                   double *v2)
+{
+    double S;
+    return vz_layer_step(&del->plus, h, q1, v1, q2, v2, &S, NULL, NULL, del->stats);
+}
+
+/* ---- the start-up solve --------------------------------------------------------------- */
+
+/* The rows of DP^T at projection data (q, theta): row c = DP^T e_c. */
+static int pull_identity(vz_del *del, const double *q, const double *theta, double *rows)
+{
+    const int n = del->n;
+    memset(rows, 0, (size_t)n * n * sizeof(double));
+    for (int c = 0; c < n; c++)
+        rows[c * n + c] = 1.0;
+    return vz_pull(&del->proj, q, theta, n, rows, rows);
+}
+
+/* Solve DL_h(w0) = lambda- DP- Jhat- + mu DP+ Jhat+ + nu1 C1(q0) + nu2 C2(q0, v0),
+ * lambda- G(q0-)^T = 0, mu G(qbar)^T = 0 (linear, 2N + 2d unknowns). */
+int vz_del_start(vz_del *del, double h, const double *q, const double *v)
+{
+    const int n = del->n, m = del->m, dim = del->dim, ni = 2 * n + 2 * m;
+    const wb_host *host = del->host;
+    vz_ends *e = &del->ends0;
+    del->h = h;
+    int status = vz_del_ends(del, e, h, q, v, 1);
+    if (status == WB_OK)
+        status = vz_project(&del->proj, e->qm, del->q0m, del->th0m, del->stats);
+    if (status == WB_OK)
+        status = vz_project(&del->proj, e->qp, del->q0p, del->th0p, del->stats);
+    if (status == WB_OK)
+        status = pull_identity(del, del->q0m, del->th0m, del->DPm);
+    if (status == WB_OK)
+        status = pull_identity(del, del->q0p, del->th0p, del->DPp);
+    if (status != WB_OK)
+        return status;
+    double *A = del->init_matrix, *b = del->init_rhs;
+    memset(A, 0, (size_t)ni * ni * sizeof(double));
+    double *column = del->vtmp;
+    for (int c = 0; c < n; c++) {
+        vz_covector_times(n, dim, del->DPm + (size_t)c * n, e->Jm, column);
+        for (int r = 0; r < dim; r++)
+            A[r * ni + c] = column[r];
+        vz_covector_times(n, dim, del->DPp + (size_t)c * n, e->Jp, column);
+        for (int r = 0; r < dim; r++)
+            A[r * ni + n + c] = column[r];
+    }
+    if (m > 0) {
+        wb_constraint_jacobian(del->model, q, del->G2);
+        wb_constraint_hessian_vector(del->model, q, v, del->B2);
+        for (int a = 0; a < m; a++)
+            for (int i = 0; i < n; i++) {
+                A[i * ni + 2 * n + a] = del->G2[a * n + i];          /* nu1 C1, q-part */
+                A[i * ni + 2 * n + m + a] = del->B2[a * n + i];      /* nu2 C2, q-part */
+                A[(n + i) * ni + 2 * n + m + a] = del->G2[a * n + i]; /*        v-part */
+            }
+        wb_constraint_jacobian(del->model, del->q0m, del->Gbar);
+        wb_constraint_jacobian(del->model, del->q0p, del->Gp);
+        for (int a = 0; a < m; a++)
+            for (int i = 0; i < n; i++) {
+                A[(dim + a) * ni + i] = del->Gbar[a * n + i];
+                A[(dim + m + a) * ni + n + i] = del->Gp[a * n + i];
+            }
+    }
+    for (int r = 0; r < dim; r++)
+        b[r] = e->dSp[r] - e->dSm[r];
+    for (int r = dim; r < ni; r++)
+        b[r] = 0.0;
+    status = host->dense_solve(host, ni, 1, A, del->init_pivots, b);
+    if (del->stats)
+        del->stats->linear_solves++;
+    if (status != WB_OK) {
+        host->error(host, "vi: the start-up system for mu is singular: (D d-, D d+) is not "
+                          "invertible on T_w TQ at this h (h too large for the bias?)");
+        return status;
+    }
+    vec_copy(n, del->q0p, del->qbar);
+    vec_copy(n, b + n, del->mu);
+    vec_copy(n, del->mu, del->mu_prev);
+    memset(del->nu1, 0, (size_t)m * sizeof(double));
+    memset(del->nu2, 0, (size_t)m * sizeof(double));
+    memset(del->theta, 0, (size_t)m * sizeof(double));
+    return WB_OK;
+}
+
+/* ---- the residual -------------------------------------------------------------------------- */
+
+enum { OFF_Q = 0 };
+#define OFF_V(d) ((d)->n)
+#define OFF_L(d) (2 * (d)->n)
+#define OFF_N1(d) (3 * (d)->n)
+#define OFF_N2(d) (3 * (d)->n + (d)->m)
+#define OFF_TH(d) (3 * (d)->n + 2 * (d)->m)
+
+static int del_residual(void *user, const double *x, double *r)
+{
+    vz_del *del = user;
+    const int n = del->n, m = del->m, dim = del->dim;
+    const double h = del->h;
+    const double *q2 = x, *v2 = x + OFF_V(del), *lam = x + OFF_L(del);
+    const double *nu1 = x + OFF_N1(del), *nu2 = x + OFF_N2(del), *th = x + OFF_TH(del);
+    vz_ends *e = &del->ends;
+    memset(del->x_last, 0, (size_t)del->nx * sizeof(double)); /* stale until the end */
+    del->x_last[0] = NAN;
+    int status = vz_del_ends(del, e, h, q2, v2, 1);
+    if (status == WB_OK)
+        status = vz_project(&del->proj, e->qp, del->q2p, del->th2p, del->stats);
+    if (status == WB_OK)
+        status = vz_pull(&del->proj, del->q2p, del->th2p, 1, lam, del->lhat);
+    if (status == WB_OK)
+        status = vz_pull(&del->proj, del->qbar, th, 1, del->mu, del->muhat);
+    if (status != WB_OK)
+        return status;
+    /* E1 */
+    double *E1 = r, *work = del->vtmp;
+    for (int j = 0; j < dim; j++)
+        E1[j] = e->dSp[j] - e->dSm[j];
+    vz_covector_times(n, dim, del->lhat, e->Jp, work);
+    vec_axpy(dim, -1.0, work, E1);
+    vz_covector_times(n, dim, del->muhat, e->Jm, work);
+    vec_axpy(dim, 1.0, work, E1);
+    double *E2 = r + dim, *E3 = E2 + m, *E4 = E3 + n;
+    if (m > 0) {
+        wb_constraint_jacobian(del->model, q2, del->G2);
+        wb_constraint_hessian_vector(del->model, q2, v2, del->B2);
+        for (int a = 0; a < m; a++) {
+            vec_axpy(n, -nu1[a], del->G2 + (size_t)a * n, E1);
+            vec_axpy(n, -nu2[a], del->B2 + (size_t)a * n, E1);
+            vec_axpy(n, -nu2[a], del->G2 + (size_t)a * n, E1 + n);
+        }
+        wb_constraint_jacobian(del->model, del->q2p, del->Gp);
+        mat_vec(m, n, del->Gp, lam, E2);
+        wb_constraints(del->model, q2, E4);
+        mat_vec(m, n, del->G2, v2, E4 + m);
+    }
+    for (int j = n; j < dim; j++)
+        E1[j] /= h;
+    /* E3 = dhat-(w2) - qbar - W G(qbar)^T theta+ */
+    vz_normal_offset(&del->proj, del->qbar, th, E3);
+    for (int i = 0; i < n; i++)
+        E3[i] = e->qm[i] - del->qbar[i] - E3[i];
+    if (!vec_all_finite(del->nx, r)) {
+        del->host->error(del->host, "vi: non-finite residual of the discrete Euler-Lagrange "
+                                    "equations");
+        return WB_ERR_NONFINITE;
+    }
+    vec_copy(del->nx, x, del->x_last);
+    if (r != del->r)
+        vec_copy(del->nx, r, del->r); /* the residual at x_last, for the Jacobian */
+    return WB_OK;
+}
+
+/* The closed-form columns at x (whose residual is current): lambda+, nu1+,
+ * nu2+, theta+. */
+static int analytic_columns(vz_del *del, const double *x, double *J)
+{
+    const int n = del->n, m = del->m, dim = del->dim, nx = del->nx;
+    const double h = del->h;
+    const double *th = x + OFF_TH(del);
+    vz_ends *e = &del->ends;
+    double *column = del->vtmp;
+    int status = pull_identity(del, del->q2p, del->th2p, del->DPt);
+    if (status != WB_OK)
+        return status;
+    for (int c = 0; c < n; c++) {
+        const int col = OFF_L(del) + c;
+        vz_covector_times(n, dim, del->DPt + (size_t)c * n, e->Jp, column);
+        for (int r = 0; r < dim; r++)
+            J[r * nx + col] = -column[r] / (r < n ? 1.0 : h);
+        for (int a = 0; a < m; a++)
+            J[(dim + a) * nx + col] = del->Gp[a * n + c];
+    }
+    for (int a = 0; a < m; a++) {
+        const int c1 = OFF_N1(del) + a, c2 = OFF_N2(del) + a;
+        for (int i = 0; i < n; i++) {
+            J[i * nx + c1] = -del->G2[a * n + i];
+            J[i * nx + c2] = -del->B2[a * n + i];
+            J[(n + i) * nx + c2] = -del->G2[a * n + i] / h;
+        }
+    }
+    if (m == 0)
+        return WB_OK;
+    /* theta+: d muhat / d theta_a = -K^-T [H_a(qbar) W muhat; 0]; E3: -W G(qbar)^T */
+    const double *W = del->proj.W;
+    double *unit = del->unit_m, *Wmu = del->wmu, *rhs = del->rhs_n;
+    mat_vec(n, n, W, del->muhat, Wmu);
+    for (int a = 0; a < m; a++) {
+        for (int b = 0; b < m; b++)
+            unit[b] = (a == b);
+        wb_constraint_hessian_contract(del->model, del->qbar, unit, del->Ha);
+        mat_vec(n, n, del->Ha, Wmu, rhs);
+        for (int i = 0; i < n; i++)
+            rhs[i] = -rhs[i];
+        status = vz_pull(&del->proj, del->qbar, th, 1, rhs, del->dmu + (size_t)a * n);
+        if (status != WB_OK)
+            return status;
+    }
+    for (int a = 0; a < m; a++) {
+        const int col = OFF_TH(del) + a;
+        vz_covector_times(n, dim, del->dmu + (size_t)a * n, e->Jm, column);
+        for (int r = 0; r < dim; r++)
+            J[r * nx + col] = column[r] / (r < n ? 1.0 : h);
+        for (int b = 0; b < m; b++)
+            unit[b] = (a == b);
+        vz_normal_offset(&del->proj, del->qbar, unit, rhs);
+        for (int i = 0; i < n; i++)
+            J[(dim + m + i) * nx + col] = -rhs[i];
+    }
+    return WB_OK;
+}
+
+/* Newton's matrix at x: closed-form columns, then forward differences in
+ * (q2, v2) (the residuals they evaluate leave the cached state stale). */
+static int del_jacobian(void *user, const double *x, double *J)
+{
+    vz_del *del = user;
+    const int nx = del->nx, dim = del->dim;
+    int status = WB_OK;
+    if (!vec_equal(nx, x, del->x_last)) {
+        status = del_residual(del, x, del->r);
+        if (del->stats)
+            del->stats->residual_evals++;
+        if (status != WB_OK)
+            return status;
+    }
+    memset(J, 0, (size_t)nx * nx * sizeof(double));
+    if (del->opt.jacobian == VZ_JACOBIAN_MIXED) {
+        status = analytic_columns(del, x, J);
+        if (status != WB_OK)
+            return status;
+    }
+    const int fd_columns = del->opt.jacobian == VZ_JACOBIAN_MIXED ? dim : nx;
+    vec_copy(nx, del->r, del->r_base);
+    vec_copy(nx, x, del->x_shift);
+    for (int j = 0; j < fd_columns; j++) {
+        const double saved = x[j];
+        const double delta = sqrt(DBL_EPSILON) * fmax(1.0, fabs(saved));
+        del->x_shift[j] = saved + delta;
+        const double actual = del->x_shift[j] - saved;
+        status = del_residual(del, del->x_shift, del->r_shift);
+        if (del->stats)
+            del->stats->residual_evals++;
+        del->x_shift[j] = saved;
+        if (status != WB_OK)
+            return status;
+        for (int i = 0; i < nx; i++)
+            J[i * nx + j] = (del->r_shift[i] - del->r_base[i]) / actual;
+    }
+    return WB_OK;
+}
+
+/* ---- the step ------------------------------------------------------------------------------- */
+
+int vz_del_step(vz_del *del, double h, const double *q1, const double *v1, double *q2,
+                double *v2, wb_step_stats *stats)
+{
+    const int n = del->n, m = del->m;
+    const wb_host *host = del->host;
+    del->stats = stats;
+    del->q1 = q1, del->v1 = v1;
+    int status;
+    if (h != del->h) { /* the carried junction belongs to another step size */
+        status = vz_del_start(del, h, q1, v1);
+        if (status != WB_OK)
+            return status;
+    }
+    if (del->opt.solver == VZ_APPROXIMATE)
+        return vz_stage4_step(del, q2, v2);
+    /* the guess: the layer's step for w2, mu extrapolated for lambda+, the
+     * previous step's nu and theta */
+    double *x = del->x;
+    status = vz_del_predict(del, h, q1, v1, x + OFF_Q, x + OFF_V(del));
+    if (status != WB_OK)
+        return status;
+    for (int i = 0; i < n; i++)
+        x[OFF_L(del) + i] = 2.0 * del->mu[i] - del->mu_prev[i];
+    vec_copy(m, del->nu1, x + OFF_N1(del));
+    vec_copy(m, del->nu2, x + OFF_N2(del));
+    vec_copy(m, del->theta, x + OFF_TH(del));
+    wb_newton_options options;
+    host->newton_defaults(host, &options);
+    options.tol = del->opt.tol;
+    options.max_iter = del->opt.max_iter;
+    options.simplified = del->opt.solver == VZ_SIMPLIFIED;
+    options.settle_update = 1;
+    status = host->newton_solve(host, del->newton, del_residual, del_jacobian, del, x,
+                                &options, stats, NULL);
+    if (status != WB_OK) {
+        host->error(host, "vi: the discrete Euler-Lagrange equations did not converge: %s",
+                    "Newton failed (see the previous message); try a smaller h");
+        return status;
+    }
+    if (!vec_equal(del->nx, x, del->x_last)) {
+        status = del_residual(del, x, del->r);
+        if (status != WB_OK)
+            return status;
+    }
+    vec_copy(n, x + OFF_Q, q2);
+    vec_copy(n, x + OFF_V(del), v2);
+    vec_copy(n, del->mu, del->mu_prev);
+    vec_copy(n, x + OFF_L(del), del->mu);
+    vec_copy(n, del->q2p, del->qbar);
+    vec_copy(m, x + OFF_N1(del), del->nu1);
+    vec_copy(m, x + OFF_N2(del), del->nu2);
+    vec_copy(m, x + OFF_TH(del), del->theta);
+    return WB_OK;
+}

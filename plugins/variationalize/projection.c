@@ -1,0 +1,203 @@
+/* The projection P onto Q = {g = 0} along the fibres of
+ *     iota(q, theta) = q + W G(q)^T theta        (paper (3.2) for W = I)
+ * with the normal taken at the foot point q, not at qhat (pitfall 6), so P
+ * is computed by Newton on (q, theta) from (qhat, 0) to machine precision
+ * (a loose P breaks exact symplecticity and momentum conservation).
+ * W = M^-1 gives the mass-weighted foot point instead: both satisfy the
+ * paper's conditions on iota (iota(q, 0) = q, Im D_theta iota + ker G = R^N).
+ *
+ * Differentiating qhat = q + W G(q)^T theta, g(q) = 0 (paper (4.6)):
+ *     dqhat = (I + W T(q; theta)) dq + W G^T dtheta,   0 = G dq,
+ * so DP = [I 0] K^-1 [I; 0] with K = [[I + W T, W G^T], [G, 0]], and the
+ * pull-back of a covector lhat = DP^T l solves K^T [lhat; z] = [l; 0]
+ * (paper (4.7), its transpose for W != I). */
+#include "variationalize.h"
+#include "wb_iteration.h"
+#include "wb_vec.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int vz_projection_init(vz_projection *p, vz_field *field, int weight)
+{
+    memset(p, 0, sizeof *p);
+    p->field = field, p->weight = weight;
+    const size_t n = (size_t)field->n, m = (size_t)field->m, k = n + m;
+    p->n = (int)n, p->m = (int)m;
+    const size_t total = n * n + k * k + k + m * n + n * n + n * m + k * (n + 1);
+    double *block = calloc(total, sizeof(double));
+    p->pivots = calloc(k + 1, sizeof(int));
+    if (!block || !p->pivots) {
+        free(block);
+        free(p->pivots);
+        p->pivots = NULL;
+        return WB_ERR_NOMEM;
+    }
+    p->W = block;
+    p->K = p->W + n * n;
+    p->r = p->K + k * k;
+    p->G = p->r + k;
+    p->T = p->G + m * n;
+    p->WGt = p->T + n * n;
+    p->x = p->WGt + n * m;
+    if (weight == VZ_MASS)
+        memcpy(p->W, field->Minv, n * n * sizeof(double));
+    else
+        for (size_t i = 0; i < n; i++)
+            p->W[i * n + i] = 1.0;
+    return WB_OK;
+}
+
+void vz_projection_free(vz_projection *p)
+{
+    free(p->W);
+    free(p->pivots);
+    p->W = NULL, p->pivots = NULL;
+}
+
+/* WGt = W G^T (n x m) for the G in p->G. */
+static void weighted_normals(vz_projection *p)
+{
+    const int n = p->n, m = p->m;
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < m; a++)
+            p->WGt[i * m + a] = vec_dot(n, p->W + (size_t)i * n, p->G + (size_t)a * n);
+}
+
+void vz_normal_offset(vz_projection *p, const double *q, const double *theta, double *out)
+{
+    const int n = p->n, m = p->m;
+    if (m == 0) {
+        memset(out, 0, (size_t)n * sizeof(double));
+        return;
+    }
+    wb_constraint_jacobian(p->field->model, q, p->G);
+    weighted_normals(p);
+    mat_vec(n, m, p->WGt, theta, out);
+}
+
+/* K = [[I + W T(q; theta), W G^T], [G, 0]] at (q, theta), transposed when
+ * `transpose`, factored. */
+static int factor(vz_projection *p, const double *q, const double *theta, int transpose)
+{
+    const int n = p->n, m = p->m, k = n + m;
+    const wb_model *model = p->field->model;
+    wb_constraint_jacobian(model, q, p->G);
+    wb_constraint_hessian_contract(model, q, theta, p->T);
+    weighted_normals(p);
+    double *K = p->K;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++) {
+            double value;
+            if (i < n && j < n) { /* (I + W T)_ij */
+                value = (i == j);
+                for (int l = 0; l < n; l++)
+                    value += p->W[i * n + l] * p->T[l * n + j];
+            } else if (i < n) {
+                value = p->WGt[i * m + (j - n)];
+            } else if (j < n) {
+                value = p->G[(i - n) * n + j];
+            } else {
+                value = 0.0;
+            }
+            K[transpose ? j * k + i : i * k + j] = value;
+        }
+    const wb_host *host = p->field->host;
+    int status = host->lu_factor(host, k, K, p->pivots);
+    if (status != WB_OK)
+        host->error(host, "variationalize: the projection's matrix [[I + W T, W G^T], [G, 0]] "
+                          "is singular (a point too far from the constraint manifold?)");
+    return status;
+}
+
+int vz_project(vz_projection *p, const double *qhat, double *q, double *theta,
+               wb_step_stats *stats)
+{
+    const int n = p->n, m = p->m, k = n + m;
+    const wb_host *host = p->field->host;
+    vec_copy(n, qhat, q);
+    if (m == 0)
+        return WB_OK;
+    memset(theta, 0, (size_t)m * sizeof(double));
+    enum { MAX_ITER = 50 };
+    double previous = INFINITY;
+    for (int iter = 0; iter < MAX_ITER; iter++) {
+        int status = factor(p, q, theta, 0);
+        if (status != WB_OK)
+            return status;
+        /* r = [q + W G^T theta - qhat; g(q)] */
+        mat_vec(n, m, p->WGt, theta, p->r);
+        for (int i = 0; i < n; i++)
+            p->r[i] += q[i] - qhat[i];
+        wb_constraints(p->field->model, q, p->r + n);
+        status = host->lu_solve(host, k, 1, p->K, p->pivots, p->r);
+        if (stats)
+            stats->linear_solves++;
+        if (status != WB_OK)
+            return status;
+        vec_axpy(n, -1.0, p->r, q);
+        vec_axpy(m, -1.0, p->r + n, theta);
+        const double norm = vec_max_abs(k, p->r);
+        if (!isfinite(norm)) {
+            host->error(host, "variationalize: the projection onto the constraints diverged");
+            return WB_ERR_NONFINITE;
+        }
+        if (wb_iteration_settled(iter, norm, previous, 0.0,
+                                 vec_max_abs(n, q) + vec_max_abs(m, theta)))
+            return WB_OK;
+        previous = norm;
+    }
+    host->error(host, "variationalize: the projection onto the constraints did not converge in "
+                      "%d Newton iterations", MAX_ITER);
+    return WB_ERR_NEWTON;
+}
+
+int vz_pull(vz_projection *p, const double *q, const double *theta, int count,
+            const double *l, double *lhat)
+{
+    const int n = p->n, m = p->m, k = n + m;
+    if (m == 0) {
+        vec_copy(n * count, l, lhat);
+        return WB_OK;
+    }
+    int status = factor(p, q, theta, 1);
+    if (status != WB_OK)
+        return status;
+    for (int c = 0; c < count; c++) {
+        vec_copy(n, l + (size_t)c * n, p->x + (size_t)c * k);
+        memset(p->x + (size_t)c * k + n, 0, (size_t)m * sizeof(double));
+    }
+    const wb_host *host = p->field->host;
+    status = host->lu_solve(host, k, count, p->K, p->pivots, p->x);
+    if (status != WB_OK)
+        return status;
+    for (int c = 0; c < count; c++)
+        vec_copy(n, p->x + (size_t)c * k, lhat + (size_t)c * n);
+    return WB_OK;
+}
+
+int vz_project_velocity(vz_projection *p, const double *q, const double *vhat, double *v)
+{
+    const int n = p->n, m = p->m, k = n + m;
+    vec_copy(n, vhat, v);
+    if (m == 0)
+        return WB_OK;
+    /* [[M, G^T], [G, 0]] [v; nu] = [M vhat; 0] */
+    const double *M = p->field->M;
+    wb_constraint_jacobian(p->field->model, q, p->G);
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++)
+            p->K[i * k + j] = i < n && j < n ? M[i * n + j]
+                              : i < n        ? p->G[(j - n) * n + i]
+                              : j < n        ? p->G[(i - n) * n + j]
+                                             : 0.0;
+    mat_vec(n, n, M, vhat, p->r);
+    memset(p->r + n, 0, (size_t)m * sizeof(double));
+    const wb_host *host = p->field->host;
+    int status = host->dense_solve(host, k, 1, p->K, p->pivots, p->r);
+    if (status != WB_OK)
+        return status;
+    vec_copy(n, p->r, v);
+    return WB_OK;
+}
