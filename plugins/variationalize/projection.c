@@ -15,6 +15,8 @@
 #include "wb_iteration.h"
 #include "wb_vec.h"
 
+#include <workbench/groups/small_matrix.h>
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +29,8 @@ int vz_projection_init(vz_projection *p, vz_field *field, int weight)
     p->n = (int)n, p->m = (int)m;
     const size_t total = n * n + k * k + k + m * n + n * n + n * m + k * (n + 1);
     double *block = calloc(total, sizeof(double));
-    p->pivots = calloc(k + 1, sizeof(int));
-    if (!block || !p->pivots) {
-        free(block);
-        free(p->pivots);
-        p->pivots = NULL;
+    if (!block)
         return WB_ERR_NOMEM;
-    }
     p->W = block;
     p->K = p->W + n * n;
     p->r = p->K + k * k;
@@ -52,8 +49,7 @@ int vz_projection_init(vz_projection *p, vz_field *field, int weight)
 void vz_projection_free(vz_projection *p)
 {
     free(p->W);
-    free(p->pivots);
-    p->W = NULL, p->pivots = NULL;
+    p->W = NULL;
 }
 
 /* WGt = W G^T (n x m) for the G in p->G. */
@@ -78,8 +74,8 @@ void vz_normal_offset(vz_projection *p, const double *q, const double *theta, do
 }
 
 /* K = [[I + W T(q; theta), W G^T], [G, 0]] at (q, theta), transposed when
- * `transpose`, factored. */
-static int factor(vz_projection *p, const double *q, const double *theta, int transpose)
+ * `transpose`. */
+static void form(vz_projection *p, const double *q, const double *theta, int transpose)
 {
     const int n = p->n, m = p->m, k = n + m;
     const wb_model *model = p->field->model;
@@ -103,12 +99,17 @@ static int factor(vz_projection *p, const double *q, const double *theta, int tr
             }
             K[transpose ? j * k + i : i * k + j] = value;
         }
+}
+
+/* X (k x count, row-major) = K^-1 X, K destroyed */
+static int solve(vz_projection *p, int count, double *X)
+{
+    if (wb_small_solve(p->n + p->m, count, p->K, X) == 0)
+        return WB_OK;
     const wb_host *host = p->field->host;
-    int status = host->lu_factor(host, k, K, p->pivots);
-    if (status != WB_OK)
-        host->error(host, "variationalize: the projection's matrix [[I + W T, W G^T], [G, 0]] "
-                          "is singular (a point too far from the constraint manifold?)");
-    return status;
+    host->error(host, "variationalize: the projection's matrix [[I + W T, W G^T], [G, 0]] is "
+                      "singular (a point too far from the constraint manifold?)");
+    return WB_ERR_SINGULAR;
 }
 
 int vz_project(vz_projection *p, const double *qhat, double *q, double *theta,
@@ -123,15 +124,13 @@ int vz_project(vz_projection *p, const double *qhat, double *q, double *theta,
     enum { MAX_ITER = 50 };
     double previous = INFINITY;
     for (int iter = 0; iter < MAX_ITER; iter++) {
-        int status = factor(p, q, theta, 0);
-        if (status != WB_OK)
-            return status;
+        form(p, q, theta, 0);
         /* r = [q + W G^T theta - qhat; g(q)] */
         mat_vec(n, m, p->WGt, theta, p->r);
         for (int i = 0; i < n; i++)
             p->r[i] += q[i] - qhat[i];
         wb_constraints(p->field->model, q, p->r + n);
-        status = host->lu_solve(host, k, 1, p->K, p->pivots, p->r);
+        int status = solve(p, 1, p->r);
         if (stats)
             stats->linear_solves++;
         if (status != WB_OK)
@@ -161,19 +160,16 @@ int vz_pull(vz_projection *p, const double *q, const double *theta, int count,
         vec_copy(n * count, l, lhat);
         return WB_OK;
     }
-    int status = factor(p, q, theta, 1);
-    if (status != WB_OK)
-        return status;
-    for (int c = 0; c < count; c++) {
-        vec_copy(n, l + (size_t)c * n, p->x + (size_t)c * k);
-        memset(p->x + (size_t)c * k + n, 0, (size_t)m * sizeof(double));
-    }
-    const wb_host *host = p->field->host;
-    status = host->lu_solve(host, k, count, p->K, p->pivots, p->x);
+    form(p, q, theta, 1);
+    for (int i = 0; i < k; i++)
+        for (int c = 0; c < count; c++)
+            p->x[(size_t)i * count + c] = i < n ? l[(size_t)c * n + i] : 0.0;
+    int status = solve(p, count, p->x);
     if (status != WB_OK)
         return status;
     for (int c = 0; c < count; c++)
-        vec_copy(n, p->x + (size_t)c * k, lhat + (size_t)c * n);
+        for (int i = 0; i < n; i++)
+            lhat[(size_t)c * n + i] = p->x[(size_t)i * count + c];
     return WB_OK;
 }
 
@@ -194,8 +190,7 @@ int vz_project_velocity(vz_projection *p, const double *q, const double *vhat, d
                                              : 0.0;
     mat_vec(n, n, M, vhat, p->r);
     memset(p->r + n, 0, (size_t)m * sizeof(double));
-    const wb_host *host = p->field->host;
-    int status = host->dense_solve(host, k, 1, p->K, p->pivots, p->r);
+    int status = solve(p, 1, p->r);
     if (status != WB_OK)
         return status;
     vec_copy(n, p->r, v);

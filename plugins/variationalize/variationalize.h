@@ -52,12 +52,12 @@ typedef struct vz_field {
     int n, m;             /* N coordinates, d constraints                       */
     double *M, *Minv;     /* constant mass matrix and its inverse, n x n        */
     /* work memory */
-    double *kkt;          /* (n+m)^2: [[M, -G^T], [-G, 0]], then its LU        */
-    int *pivots;          /* n + m                                              */
-    double *rhs;          /* (n+m) x (2n + 1), right-hand sides one after another */
-    double *G, *B, *third;/* m x n: G(q), B(q; w), D^3 g(v, v, .)              */
-    double *T, *D;        /* n x n: T(q; lambda), third derivatives             */
-    double *grad, *lambda, *unit; /* n, m, m                                    */
+    double *MinvGt;       /* n x m: M^-1 G^T                                    */
+    double *S, *S_lu;     /* m x m: G M^-1 G^T and a copy to eliminate           */
+    double *rhs;          /* m x 2n: the multipliers' derivatives                */
+    double *G, *B, *third;/* m x n: G(q), B(q; w), D^3 g(v, v, .)               */
+    double *T, *D;        /* n x n                                               */
+    double *grad, *u, *lambda, *unit; /* n, n, m, m (+ 2n scratch at set-up)     */
 } vz_field;
 
 int vz_field_init(vz_field *f, const wb_host *host, const wb_model *model);
@@ -112,8 +112,7 @@ typedef struct vz_projection {
     int weight;               /* vz_weight                                     */
     double *W;                /* n x n: I or M^-1                              */
     /* work memory */
-    double *K;                /* (n+m)^2 and its LU                            */
-    int *pivots;
+    double *K;                /* (n+m)^2, eliminated in place                  */
     double *r, *G, *T, *WGt, *x; /* n+m, m x n, n x n, n x m, (n+m) x (n+1)   */
 } vz_projection;
 
