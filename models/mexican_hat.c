@@ -8,8 +8,8 @@
  * A smooth, anharmonic central force: the unconstrained companion of the
  * spherical pendulum for the discrete momentum map of a variational
  * integrator (Kepler's singular force limits the step size instead).
- * Default initial state q = (1.2, 0), p = m (0.1, 0.8): a rosette about the
- * circle of minima. */
+ * Default initial state q = (1.2, 0), p = m (0.3, 0.3): a rosette about the
+ * circle of minima, between the radii 0.79 and 1.28 (for m = b = r0 = 1). */
 #include <workbench/workbench.h>
 
 #include "wb_model_plugin.h"
@@ -109,7 +109,7 @@ static void initial(void *self, double *q, double *p)
 {
     const mexican_hat *s = self;
     q[0] = 1.2, q[1] = 0.0;
-    p[0] = 0.1 * s->m, p[1] = 0.8 * s->m;
+    p[0] = 0.3 * s->m, p[1] = 0.3 * s->m;
 }
 
 static const wb_mechanical_ext mechanical = {

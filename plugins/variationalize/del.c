@@ -424,11 +424,13 @@ int vz_del_step(vz_del *del, double h, const double *q1, const double *v1, doubl
     options.max_iter = del->opt.max_iter;
     options.simplified = del->opt.solver == VZ_SIMPLIFIED;
     options.settle_update = 1;
+    wb_newton_report report = {.struct_size = sizeof report};
     status = host->newton_solve(host, del->newton, del_residual, del_jacobian, del, x,
-                                &options, stats, NULL);
+                                &options, stats, &report);
     if (status != WB_OK) {
-        host->error(host, "vi: the discrete Euler-Lagrange equations did not converge: %s",
-                    "Newton failed (see the previous message); try a smaller h");
+        host->error(host, "vi: Newton on the discrete Euler-Lagrange equations did not converge "
+                          "(max |residual| %.3e after %d iterations, tolerance %.1e); try a "
+                          "smaller h", report.residual_norm, report.iterations, options.tol);
         return status;
     }
     if (!vec_equal(del->nx, x, del->x_last)) {

@@ -53,7 +53,7 @@ static int same_tableau(const wb_tableau *a, const wb_tableau *b)
 /* ---- vi ----------------------------------------------------------------------------------- */
 
 enum { OPT_LAYER, OPT_LAYER_MINUS, OPT_ALPHA_MINUS, OPT_ALPHA_PLUS, OPT_PROJECTION, OPT_SOLVER,
-       OPT_JACOBIAN, OPT_DERIVATIVES, OPT_TOL, OPT_MAX_ITER, OPT_COUNT };
+       OPT_APPROXIMATES, OPT_JACOBIAN, OPT_DERIVATIVES, OPT_TOL, OPT_MAX_ITER, OPT_COUNT };
 
 static const wb_option_spec vi_options[OPT_COUNT] = {
     {"layer", WB_OPT_TABLEAU, 0, 0, 0, "rk4", NULL,
@@ -73,6 +73,9 @@ static const wb_option_spec vi_options[OPT_COUNT] = {
      "newton: Newton on the reduced equations (3N + 3d unknowns); simplified: one matrix "
      "per step; approximate: the paper's iteration (4.4) on its Stage 4 system "
      "(12N + 5d) with the corrected approximates of Fig. 2"},
+    {"approximates", WB_OPT_CHOICE, 0, 0, 0, "corrected", "corrected|printed",
+     "solver = 'approximate': S4.6a' and S4.7a' as the digest corrects them, or as printed "
+     "(S4.6a' without its h alpha factors: the iteration diverges)"},
     {"jacobian", WB_OPT_CHOICE, 0, 0, 0, "mixed", "mixed|finite_difference",
      "Newton's matrix: (q2, v2) columns by forward differences of the exact residual, the "
      "rest in closed form (mixed), or every column by differences"},
@@ -203,6 +206,7 @@ static int vi_create(const wb_host *host, const wb_model *model, const wb_option
                                                       : VZ_NEWTON,
         .jacobian = strcmp(opts[OPT_JACOBIAN].string, "finite_difference") == 0
                         ? VZ_JACOBIAN_FD : VZ_JACOBIAN_MIXED,
+        .printed_approximates = strcmp(opts[OPT_APPROXIMATES].string, "printed") == 0,
         .tol = opts[OPT_TOL].number,
         .max_iter = (int)opts[OPT_MAX_ITER].number,
     };

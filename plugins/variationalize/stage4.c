@@ -2,7 +2,8 @@
  * equations in 12N + 5d unknowns) iterated by (4.4) with the approximates
  * of Fig. 2 as corrected in the digest (section 2.7): S4.6a' with its
  * h alpha+- factors and a0 (the printed form diverges), S4.7a' with
- * h alpha- v2.  The approximates are affine, so (4.4) is the chord
+ * h alpha- v2 (approximates = "printed" keeps both as printed, to show that
+ * the iteration then diverges).  The approximates are affine, so (4.4) is the chord
  * iteration x <- x - A^-1 f(x) with A their linear part: the host's
  * Newton with a fixed matrix (simplified = 1) and A as the "Jacobian".
  * A depends on w1 only (G0 = G(q1), M0 = M, the projection approximates
@@ -298,6 +299,7 @@ static int approximate_matrix(void *user, const double *X, double *A)
     const int n = del->n, m = del->m, size = s->size;
     const double h = del->h, am = del->opt.alpha_minus, ap = del->opt.alpha_plus;
     const double *G0 = s->G1, *B1 = s->B1, *M0 = del->field.M, *W = del->proj.W;
+    const int printed = del->opt.printed_approximates;
     (void)X;
     int status = projection_approximate(del);
     if (status != WB_OK)
@@ -316,11 +318,12 @@ static int approximate_matrix(void *user, const double *X, double *A)
         /* (S4.5a') lambda+ - mu + nu1+ G0 + nu2- B(q1; v1) */
         AT(R_F5A, i, U_LP, i) = 1.0;
         AT(R_F5A, i, U_MU, i) = -1.0;
-        /* (S4.6a') [h v2 M0 - nu2+ G0 - h alpha+ lambda+ + h alpha- mu] / h */
+        /* (S4.6a') [h v2 M0 - nu2+ G0 - h alpha+ lambda+ + h alpha- mu] / h; as
+         * printed, without the h alpha+- factors: [... - lambda+ + mu] / h */
         for (int j = 0; j < n; j++)
             AT(R_F6A, i, U_V2, j) = M0[i * n + j];
-        AT(R_F6A, i, U_LP, i) = -ap;
-        AT(R_F6A, i, U_MU, i) = am;
+        AT(R_F6A, i, U_LP, i) = printed ? -1.0 / h : -ap;
+        AT(R_F6A, i, U_MU, i) = printed ? 1.0 / h : am;
         /* (4.8): hat - DP0^T (the unhatted) */
         AT(R_F3C, i, U_LHM, i) = 1.0;
         AT(R_F4C, i, U_MH1, i) = 1.0;
@@ -333,10 +336,10 @@ static int approximate_matrix(void *user, const double *X, double *A)
             AT(R_F5C, i, U_LP, j) = -dpt;
             AT(R_F6C, i, U_MU, j) = -dpt;
         }
-        /* (S4.7a') q2 - qbar + h alpha- v2 - W G0^T theta+ */
+        /* (S4.7a') q2 - qbar + h alpha- v2 - W G0^T theta+ (printed: h alpha+ v2) */
         AT(R_F7A, i, U_Q2, i) = 1.0;
         AT(R_F7A, i, U_QB, i) = -1.0;
-        AT(R_F7A, i, U_V2, i) = h * am;
+        AT(R_F7A, i, U_V2, i) = h * (printed ? ap : am);
         /* (S4.8') q2+ - DP0 (q2 + h alpha+ v2) */
         AT(R_F8, i, U_Q2P, i) = 1.0;
         for (int j = 0; j < n; j++) {
@@ -402,12 +405,14 @@ int vz_stage4_step(vz_del *del, double *q2, double *v2)
     options.max_iter = del->opt.max_iter;
     options.simplified = 1;
     options.settle_update = 1;
+    wb_newton_report report = {.struct_size = sizeof report};
     status = host->newton_solve(host, s->newton, stage4_residual, approximate_matrix, del, X,
-                                &options, del->stats, NULL);
+                                &options, del->stats, &report);
     if (status != WB_OK) {
-        host->error(host, "vi (approximate): the paper's iteration on Stage 4 did not "
-                          "converge in %d iterations; try a smaller h or solver = 'newton'",
-                    options.max_iter);
+        host->error(host, "vi (approximate): the paper's iteration on Stage 4 did not converge "
+                          "(max |residual| %.3e after %d iterations, tolerance %.1e); try a "
+                          "smaller h or solver = 'newton'",
+                    report.residual_norm, report.iterations, options.tol);
         return status;
     }
     vec_copy(n, U(U_Q2), q2);

@@ -146,6 +146,7 @@ typedef struct vz_options {
     int derivatives;          /* vz_derivatives                                */
     int solver;               /* vz_solver                                     */
     int jacobian;             /* vz_jacobian                                   */
+    int printed_approximates; /* Stage 4: S4.6a', S4.7a' as printed            */
     double tol;
     int max_iter;
 } vz_options;
