@@ -5,6 +5,7 @@
 #include "host/descriptor.h"
 #include "host/host.h"
 #include "lua/lua_api.h"
+#include "run/integrator_instance.h"
 #include "run/output.h"
 #include "host/plugins.h"
 #include "host/tableau.h"
@@ -31,8 +32,10 @@ static const char usage[] =
     "                           its arguments are in `arg` and wb.args\n"
     "  list                     every plugin, method, option, parameter and\n"
     "                           claimed property; the search path; refused files\n"
-    "  info NAME                one model, family or method: options with the\n"
-    "                           properties each changes, parameters, dimensions\n"
+    "  info NAME [OPTION=VALUE...]\n"
+    "                           one model, family or method: options with the\n"
+    "                           properties each changes, parameters, dimensions;\n"
+    "                           a method's claims at the options given\n"
     "  check-model NAME|SCRIPT.lua [NAME] [PARAM=VALUE...] [--tol T]\n"
     "                           a model's derivatives against finite differences\n"
     "                           and its structure (check-model --help)\n"
@@ -456,9 +459,106 @@ static int command_list(void)
     return 0;
 }
 
-static int command_info(const char *name)
+/* One OPTION=VALUE of `info METHOD`: a number for the numeric options,
+ * true/false for a boolean, the text otherwise (a tableau by name). */
+static int set_info_option(method_config *cfg, const char *text)
+{
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text) {
+        host_error("'%s' is not OPTION=VALUE", text);
+        return -1;
+    }
+    char key[128];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - text), text);
+    const char *value = eq + 1;
+    int index = method_config_find(cfg, key);
+    if (index < 0)
+        return -1;
+    const int type = descriptor_option(cfg->method, (uint32_t)index)->type;
+    if (type == WB_OPT_NUMBER || type == WB_OPT_INTEGER) {
+        char *end;
+        double number = strtod(value, &end);
+        if (end == value || *end) {
+            host_error("option '%s' expects a number, got '%s'", key, value);
+            return -1;
+        }
+        return method_config_set_number(cfg, index, number);
+    }
+    if (type == WB_OPT_BOOLEAN) {
+        int truth = strcmp(value, "true") == 0 || strcmp(value, "1") == 0;
+        if (!truth && strcmp(value, "false") != 0 && strcmp(value, "0") != 0) {
+            host_error("option '%s' expects true or false, got '%s'", key, value);
+            return -1;
+        }
+        return method_config_set_boolean(cfg, index, truth);
+    }
+    return method_config_set_string(cfg, index, value);
+}
+
+/* The order and properties the method claims at the given options (its
+ * defaults when none), and every option's value once completed. */
+static int print_claims(const plugin *fam, const wb_method *m, int n_options,
+                        char **options)
+{
+    method_config *cfg = method_config_create(fam, m);
+    if (!cfg) {
+        fprintf(stderr, "workbench: %s\n", host_last_error());
+        return 1;
+    }
+    int status = 0;
+    for (int i = 0; i < n_options && status == 0; i++)
+        status = set_info_option(cfg, options[i]);
+    if (status == 0)
+        status = method_config_validate(cfg);
+    if (status != 0) {
+        fprintf(stderr, "workbench: %s\n", host_last_error());
+        method_config_destroy(cfg);
+        return 1;
+    }
+    wb_method_props props = method_config_props(cfg);
+    printf("      claimed %s: order %d", n_options ? "at these options" : "at the defaults",
+           props.order);
+    if (props.multiplier_order)
+        printf(" (multipliers %d)", props.multiplier_order);
+    printf("; ");
+    print_flags(props.flags);
+    printf("\n      options:");
+    for (uint32_t i = 0; i < m->n_options; i++) {
+        const wb_option_spec *o = descriptor_option(m, i);
+        const wb_option_value *v = &cfg->values[i];
+        printf(i ? ", %s = " : " %s = ", o->name);
+        switch (o->type) {
+        case WB_OPT_NUMBER:
+        case WB_OPT_INTEGER:
+            printf("%g", v->number);
+            break;
+        case WB_OPT_BOOLEAN:
+            printf("%s", v->number != 0 ? "true" : "false");
+            break;
+        default:
+            printf("%s", v->string ? v->string : "");
+        }
+    }
+    printf("\n");
+    method_config_destroy(cfg);
+    return 0;
+}
+
+static int command_info(const char *name, int n_options, char **options)
 {
     plugins_discover();
+    if (n_options > 0) { /* OPTION=VALUE: NAME is a method, even where a family shares it */
+        const plugin *fam;
+        const wb_method *m = plugins_find_method(name, &fam);
+        if (!m) {
+            fprintf(stderr, "workbench: info %s %s: OPTION=VALUE arguments belong to a method "
+                            "(e.g. workbench info vi layer=kutta3 alpha_minus=0): %s\n", name,
+                    options[0], host_last_error());
+            return 2;
+        }
+        print_method(fam->family, m);
+        return print_claims(fam, m, n_options, options);
+    }
     const plugin *p = plugins_find_model(name);
     if (p) {
         print_plugin_header(p);
@@ -496,7 +596,7 @@ static int command_info(const char *name)
     if (m) {
         print_method(fam->family, m);
         print_option_effects(fam, m);
-        return 0;
+        return print_claims(fam, m, n_options, options);
     }
     fprintf(stderr, "workbench: '%s' is neither a model, a family nor a method: %s\n", name,
             host_last_error());
@@ -839,7 +939,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "workbench: info needs a name\n");
             return 2;
         }
-        return command_info(argv[i + 1]);
+        return command_info(argv[i + 1], argc - i - 2, argv + i + 2);
     }
     if (strcmp(command, "check-model") == 0)
         return command_check_model(argc - i - 1, argv + i + 1);
