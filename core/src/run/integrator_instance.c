@@ -98,6 +98,7 @@ method_config *method_config_create(const plugin *family, const wb_method *metho
             method_config_destroy(cfg);
             return NULL;
         }
+    memset(cfg->given, 0, n + 1); /* defaults are not given (the setters mark them) */
     return cfg;
 }
 
@@ -321,7 +322,9 @@ static int complete_options(method_config *cfg)
             cfg->values[i].number = v->number != 0 ? 1.0 : 0.0;
             break;
         case WB_OPT_TABLEAU:
-            if (v->tableau) {
+            if (v->tableau && v->tableau != cfg->values[i].tableau) {
+                tableau_retain(v->tableau);
+                tableau_release(cfg->values[i].tableau);
                 cfg->values[i].tableau = v->tableau;
                 cfg->values[i].string = v->tableau->name;
             }
