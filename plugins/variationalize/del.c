@@ -18,7 +18,9 @@
  * (q2+, theta2+) = P(dhat+(w2)), lhat+ = DP(dhat+(w2))^T lambda+ and
  * muhat = DP(dhat-(w2))^T mu at the projection data (qbar, theta+), which
  * E3 makes those of dhat-(w2).  Then qbar' = q2+, mu' = lambda+.  The rows
- * of E1 that pair with v are O(h): they are divided by h (pitfall 9).
+ * of E1 that pair with v are O(h): they are divided by h (pitfall 9); the
+ * momentum rows by max(1, |mu|) and the junction rows by max(1, |qbar|), so
+ * that the tolerance is relative for large states.
  *
  * Newton's matrix: the columns of (q2, v2) by forward differences of the
  * exact residual (they hold second derivatives of the layer, which the
@@ -95,7 +97,7 @@ int vz_del_create(const wb_host *host, const wb_model *model, const vz_options *
         {&del->Gbar, M * N + 1}, {&del->Gp, M * N + 1}, {&del->DPt, N * N},
         {&del->dmu, M * N + 1}, {&del->Ha, N * N}, {&del->r_shift, nx}, {&del->x_shift, nx},
         {&del->v1buf, N},   {&del->vtmp, 2 * N}, {&del->r_base, nx}, {&del->wmu, N},
-        {&del->rhs_n, N},   {&del->unit_m, M + 1}, {&del->init_matrix, ni * ni},
+        {&del->rhs_n, N},   {&del->unit_m, M + 1}, {&del->row_scale, nx}, {&del->init_matrix, ni * ni},
         {&del->init_rhs, ni}, {&del->q0m, N}, {&del->th0m, M + 1}, {&del->q0p, N},
         {&del->th0p, M + 1}, {&del->DPm, N * N}, {&del->DPp, N * N},
     };
@@ -285,10 +287,21 @@ static int del_residual(void *user, const double *x, double *r)
                                     "equations");
         return WB_ERR_NONFINITE;
     }
+    for (int i = 0; i < del->nx; i++)
+        r[i] *= del->row_scale[i];
     vec_copy(del->nx, x, del->x_last);
     if (r != del->r)
         vec_copy(del->nx, r, del->r); /* the residual at x_last, for the Jacobian */
     return WB_OK;
+}
+
+/* Rows times their scale (the residual's), in the columns from `first` on. */
+static void scale_rows(vz_del *del, double *J, int first)
+{
+    const int nx = del->nx;
+    for (int r = 0; r < nx; r++)
+        for (int c = first; c < nx; c++)
+            J[r * nx + c] *= del->row_scale[r];
 }
 
 /* The closed-form columns at x (whose residual is current): lambda+, nu1+,
@@ -319,8 +332,10 @@ static int analytic_columns(vz_del *del, const double *x, double *J)
             J[(n + i) * nx + c2] = -del->G2[a * n + i] / h;
         }
     }
-    if (m == 0)
+    if (m == 0) {
+        scale_rows(del, J, OFF_L(del));
         return WB_OK;
+    }
     /* theta+: d muhat / d theta_a = -K^-T [H_a(qbar) W muhat; 0]; E3: -W G(qbar)^T */
     const double *W = del->proj.W;
     double *unit = del->unit_m, *Wmu = del->wmu, *rhs = del->rhs_n;
@@ -347,6 +362,7 @@ static int analytic_columns(vz_del *del, const double *x, double *J)
         for (int i = 0; i < n; i++)
             J[(dim + m + i) * nx + col] = -rhs[i];
     }
+    scale_rows(del, J, OFF_L(del));
     return WB_OK;
 }
 
@@ -407,6 +423,12 @@ int vz_del_step(vz_del *del, double h, const double *q1, const double *v1, doubl
     }
     if (del->opt.solver == VZ_APPROXIMATE)
         return vz_stage4_step(del, q2, v2);
+    /* the tolerance relative to the state's size where it exceeds 1: the
+     * momentum rows by max(1, |mu|), the junction rows by max(1, |qbar|) */
+    const double sp = 1.0 / fmax(1.0, vec_max_abs(n, del->mu));
+    const double sq = 1.0 / fmax(1.0, vec_max_abs(n, del->qbar));
+    for (int i = 0; i < del->nx; i++)
+        del->row_scale[i] = i < del->dim + m ? sp : i < del->dim + m + n ? sq : 1.0;
     /* the guess: the layer's step for w2, mu extrapolated for lambda+, the
      * previous step's nu and theta */
     double *x = del->x;

@@ -69,10 +69,10 @@ static const wb_option_spec vi_options[OPT_COUNT] = {
     {"projection", WB_OPT_CHOICE, 0, 0, 0, "orthogonal", "orthogonal|mass",
      "iota(q, theta) = q + W G(q)^T theta, the normal at the foot point: W = I (the "
      "paper's (3.2)) or W = M^-1"},
-    {"solver", WB_OPT_CHOICE, 0, 0, 0, "newton", "newton|simplified|approximate",
-     "newton: Newton on the reduced equations (3N + 3d unknowns); simplified: one matrix "
-     "per step; approximate: the paper's iteration (4.4) on its Stage 4 system "
-     "(12N + 5d) with the corrected approximates of Fig. 2"},
+    {"solver", WB_OPT_CHOICE, 0, 0, 0, "simplified", "simplified|newton|approximate",
+     "simplified: Newton on the reduced equations (3N + 3d unknowns) with one matrix per "
+     "step; newton: a new matrix at every iteration; approximate: the paper's iteration "
+     "(4.4) on its Stage 4 system (12N + 5d) with the corrected approximates of Fig. 2"},
     {"approximates", WB_OPT_CHOICE, 0, 0, 0, "corrected", "corrected|printed",
      "solver = 'approximate': S4.6a' and S4.7a' as the digest corrects them, or as printed "
      "(S4.6a' without its h alpha factors: the iteration diverges)"},
@@ -82,11 +82,11 @@ static const wb_option_spec vi_options[OPT_COUNT] = {
     {"derivatives", WB_OPT_CHOICE, 0, 0, 0, "variational", "variational|finite_difference",
      "derivatives of the layer in the equations: the variational equations (the method), "
      "or central differences (a test oracle only)"},
-    {"tol", WB_OPT_NUMBER, 1e-12, 1e-16, 1e-4, NULL, NULL,
-     "max |residual| (rows of v divided by h), then the iteration runs until its update is "
-     "below tol too"},
+    {"tol", WB_OPT_NUMBER, 1e-13, 1e-16, 1e-4, NULL, NULL,
+     "max |residual| (rows of v divided by h, relative where |mu| or |qbar| exceed 1), then "
+     "the iteration runs until its update is below tol too (or stops cutting the residual)"},
     {"max_iter", WB_OPT_INTEGER, 0, 0, 100000, NULL, NULL,
-     "iterations per step; 0: 25 for newton, 60 for simplified, 600 for approximate"},
+     "iterations per step; 0: 60 for simplified, 25 for newton, 600 for approximate"},
 };
 
 static const wb_aux_spec vi_aux[] = {
@@ -154,7 +154,14 @@ static int vi_describe(const wb_option_value *opts, wb_method_props *out)
     if (is_pair(plus) || is_pair(minus))
         return WB_ERR_INVALID;
     int r = plus->order_first < minus->order_first ? plus->order_first : minus->order_first;
-    out->flags = WB_PROP_SYMPLECTIC | WB_PROP_POSITION_CONSTRAINT | WB_PROP_VELOCITY_CONSTRAINT;
+    /* Not WB_PROP_SYMPLECTIC: the layer is symplectic for the discrete
+     * form omega_{L_h} on TQ, i.e. the junction map (qbar, mu) -> (qbar',
+     * mu') is canonical; the step map of the driver's state (q, M v) at
+     * the nodes is conjugate to it, not canonical itself (Euler with the
+     * bias (-1/2, 1/2) is the trapezoidal rule).  Nor
+     * WB_PROP_MOMENTUM_CONSERVING: the conserved momentum is mu . xi(qbar),
+     * not p . xi(q). */
+    out->flags = WB_PROP_POSITION_CONSTRAINT | WB_PROP_VELOCITY_CONSTRAINT;
     if (vi_symmetric(opts)) {
         out->flags |= WB_PROP_SYMMETRIC;
         r += r % 2; /* a symmetric method has even order */
@@ -201,9 +208,9 @@ static int vi_create(const wb_host *host, const wb_model *model, const wb_option
         .weight = weight_of(opts[OPT_PROJECTION].string),
         .derivatives = strcmp(opts[OPT_DERIVATIVES].string, "finite_difference") == 0
                            ? VZ_FINITE_DIFFERENCE : VZ_VARIATIONAL,
-        .solver = strcmp(solver, "approximate") == 0  ? VZ_APPROXIMATE
-                  : strcmp(solver, "simplified") == 0 ? VZ_SIMPLIFIED
-                                                      : VZ_NEWTON,
+        .solver = strcmp(solver, "approximate") == 0 ? VZ_APPROXIMATE
+                  : strcmp(solver, "newton") == 0    ? VZ_NEWTON
+                                                     : VZ_SIMPLIFIED,
         .jacobian = strcmp(opts[OPT_JACOBIAN].string, "finite_difference") == 0
                         ? VZ_JACOBIAN_FD : VZ_JACOBIAN_MIXED,
         .printed_approximates = strcmp(opts[OPT_APPROXIMATES].string, "printed") == 0,
@@ -283,15 +290,17 @@ static const wb_method variationalize_vi = {
     WB_METHOD_ELEMENT_SIZES,
     .name = "vi",
     .doc = "any Runge-Kutta layer converted to a variational integrator of its order "
-           "(Patrick-Cuell-Spiteri-Zhang): symplectic, g and G v exact at the nodes, the "
-           "discrete momentum mu . xi(qbar) conserved (not p . xi(q))",
+           "(Patrick-Cuell-Spiteri-Zhang): g and G v exact at the nodes; symplectic for the "
+           "discrete form (the junction map (qbar, mu) -> (qbar', mu') is canonical, the node "
+           "map of (q, M v) only conjugate to it) and the discrete momentum mu . xi(qbar) "
+           "conserved (not p . xi(q))",
     .options = vi_options,
     .n_options = OPT_COUNT,
     .requires = requires,
     .handles = WB_HANDLES_UNCONSTRAINED | WB_HANDLES_HOLONOMIC,
     .order_doc = "r, the layer's order, for an asymmetric bias; the symmetric bias "
                  "(-1/2, 1/2) with one layer: r rounded up to even",
-    .property_flags = WB_PROP_SYMPLECTIC | WB_PROP_SYMMETRIC | WB_PROP_POSITION_CONSTRAINT |
+    .property_flags = WB_PROP_SYMMETRIC | WB_PROP_POSITION_CONSTRAINT |
                       WB_PROP_VELOCITY_CONSTRAINT,
     .aux = vi_aux,
     .n_aux = WB_ARRAY_COUNT(vi_aux),

@@ -187,6 +187,7 @@ struct vz_del {
     double *Ha;               /* n x n                                           */
     double *r_shift, *x_shift, *r_base; /* nx each: the forward differences  */
     double *wmu, *rhs_n, *unit_m;         /* n, n, m: scratch                   */
+    double *row_scale;        /* nx: the residual's row scales of the step     */
     double *v1buf, *vtmp;     /* n each                                          */
     /* start-up solve: (2n + 2m)^2 system */
     double *init_matrix, *init_rhs;
