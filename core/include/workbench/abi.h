@@ -45,7 +45,8 @@
  *     mass, the constraint Jacobian and the Hessians, with their values),
  *     wb_sparse_pattern, and the host's sparse LU and sparse Newton
  *     (sparse_lu_*, newton_create_sparse: reverse Cuthill-McKee ordering,
- *     LAPACK banded LU).
+ *     LAPACK banded LU); wb_method.complete_options (options that follow
+ *     from others, completed before validate()).
  */
 #ifndef WORKBENCH_ABI_H
 #define WORKBENCH_ABI_H

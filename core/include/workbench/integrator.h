@@ -211,7 +211,7 @@ typedef struct wb_method {
      * model's functions. */
     int (*describe_model)(const wb_option_value *opts, const wb_model *model,
                           wb_method_props *out);
-    /* 1.2: options that follow from others (a bias whose two ends differ by
+    /* 1.3: options that follow from others (a bias whose two ends differ by
      * one: giving either sets the other; a second tableau that defaults to
      * the first).  Optional.  Called whenever options are set, before
      * validate(), with given[i] nonzero for each option the user set (the
