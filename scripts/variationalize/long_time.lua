@@ -15,7 +15,10 @@
 -- Differences from the prototype: its "RK4 + projection onto TQ" does not
 -- say which projection; ours (variationalize.projected) takes q to the
 -- foot point along G(q)^T and v M-orthogonally onto T_q Q.  Its rows are
--- compared within 25 %, the converted methods' within 10 %.
+-- compared within 25 %, the converted methods' within 10 %.  Over 10^4
+-- periods the projected RK4's drift saturates as its error nears O(1)
+-- (0.14 over the first tenth, 0.60 over the last), so its drift check asks
+-- for the last tenth 3 times the first.
 --
 --   workbench scripts/variationalize/long_time.lua [--quick]
 --     full: 10^4 periods (T = 33 780, 135 000 steps of each method);
@@ -82,8 +85,11 @@ wb.check(runs[1].last <= 1.05 * runs[1].first and runs[1].first <= 1.05 * runs[1
          format("VI RK4: energy error bounded, no drift over %d periods", periods),
          format("first %.3e, last %.3e", runs[1].first, runs[1].last))
 wb.expect_below(runs[1].sol:max("constraint"), 1e-14, "VI RK4: g(q_n) = 0 to round-off throughout")
-wb.check(runs[2].last > 5 * runs[2].first,
-         "RK4 + projection: the energy drifts (last tenth > 5x the first)",
+-- linear at first (Table C: 1.2e-3, 1.2e-2, 1.1e-1 at T = 25, 250, 2500),
+-- the drift slows as the error nears the energy's own size: over 10^4
+-- periods 0.14 in the first tenth, 0.60 in the last (4.4 x); 100 periods: 10 x
+wb.check(runs[2].last > 3 * runs[2].first,
+         "RK4 + projection: the energy drifts (last tenth > 3x the first)",
          format("first %.3e, last %.3e", runs[2].first, runs[2].last))
 wb.check(runs[2].last > 100 * runs[1].last,
          "at the end, RK4 + projection's energy error is 100x the converted RK4's",

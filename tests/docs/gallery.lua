@@ -46,3 +46,12 @@ end
 table.sort(unnamed)
 wb.check(#unnamed == 0, "every figure the gallery links is in its family's folder and named by its script",
          table.concat(unnamed, ", "))
+-- each picture the page shows is a copy kept in docs/figures/gallery/
+local absent, shown = {}, 0
+for image in text:gmatch("%]%((figures/gallery/[^)]+%.png)%)") do
+  shown = shown + 1
+  local g = io.open(gallery:match("^(.*)/") .. "/" .. image, "rb")
+  if g then g:close() else absent[#absent + 1] = image end
+end
+wb.check(shown > 20 and #absent == 0, "every picture the gallery shows is in docs/figures/gallery",
+         #absent > 0 and table.concat(absent, ", ") or (shown .. " pictures"))
