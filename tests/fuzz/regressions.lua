@@ -42,6 +42,8 @@ local rk = wb.method("rk", {tableau = T})
 debug.getmetatable(T).__gc(T)
 debug.getmetatable(T).__gc(T)
 fails(function() return T:order() end, "already been finalized", "the finalized tableau refuses")
+fails(function() return wb.method("rk", {tableau = T}) end, "already been finalized",
+      "a finalized tableau as an option is refused (api_fuzz.lua, seed 1, call 12929: crashed)")
 local run = wb.integrate{model = m2, method = rk, h = 0.01, steps = 10}
 wb.check(run.n == 11 and rk.options.tableau.name == "mid",
          "a method still holds its tableau after the tableau object's __gc ran")
