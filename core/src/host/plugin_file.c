@@ -262,6 +262,13 @@ static void *read_virtual(const elf_image *im, uint64_t v, uint64_t length)
     return buf;
 }
 
+/* The same into the caller's buffer, for the small fixed-size records. */
+static int read_virtual_to(const elf_image *im, void *out, uint64_t v, uint64_t length)
+{
+    int64_t at = file_offset(im->ph, im->phnum, v, length);
+    return at >= 0 && read_at(im->f, out, length, (uint64_t)at) == 0 ? 0 : -1;
+}
+
 /* [v, v + n) inside the memory image of one loadable segment, which must
  * be executable when `exec` is set. */
 static int in_segment(const elf_image *im, uint64_t v, uint64_t n, int exec)
@@ -362,11 +369,9 @@ static uint64_t symbol_count(const elf_image *im, const ElfW(Ehdr) *e, const dyn
             return n;
     }
     if (d->has_hash) {
-        uint32_t *header = read_virtual(im, d->hash, 8);
-        uint64_t n = header ? header[1] : 0;
-        free(header);
-        if (n)
-            return n;
+        uint32_t header[2];
+        if (read_virtual_to(im, header, d->hash, sizeof header) == 0 && header[1])
+            return header[1];
     }
     return d->strtab > d->symtab ? (d->strtab - d->symtab) / sizeof(ElfW(Sym)) : 0;
 }
@@ -426,20 +431,16 @@ static int check_versions(const elf_image *im, const dynamic_info *d, uint64_t n
     if (d->has_verneed) {
         uint64_t at = d->verneed;
         for (uint64_t i = 0; i < d->verneednum; i++) {
-            ElfW(Verneed) *vn = read_virtual(im, at, sizeof *vn);
-            if (!vn)
+            ElfW(Verneed) need;
+            if (read_virtual_to(im, &need, at, sizeof need) != 0)
                 return refuse(im->f, "its version needs lie outside the file");
-            ElfW(Verneed) need = *vn;
-            free(vn);
             if (need.vn_version != 1 || !string_ok(need.vn_file, strings, d->strsz))
                 return refuse(im->f, "its version needs are malformed");
             uint64_t aux_at = at + need.vn_aux;
             for (unsigned j = 0; j < need.vn_cnt; j++) {
-                ElfW(Vernaux) *va = read_virtual(im, aux_at, sizeof *va);
-                if (!va)
+                ElfW(Vernaux) aux;
+                if (read_virtual_to(im, &aux, aux_at, sizeof aux) != 0)
                     return refuse(im->f, "its version needs lie outside the file");
-                ElfW(Vernaux) aux = *va;
-                free(va);
                 if (!string_ok(aux.vna_name, strings, d->strsz))
                     return refuse(im->f, "its version needs are malformed");
                 if ((aux.vna_other & 0x7fff) > max_index)
@@ -456,11 +457,9 @@ static int check_versions(const elf_image *im, const dynamic_info *d, uint64_t n
     if (d->has_verdef) {
         uint64_t at = d->verdef;
         for (uint64_t i = 0; i < d->verdefnum; i++) {
-            ElfW(Verdef) *vd = read_virtual(im, at, sizeof *vd);
-            if (!vd)
+            ElfW(Verdef) def;
+            if (read_virtual_to(im, &def, at, sizeof def) != 0)
                 return refuse(im->f, "its version definitions lie outside the file");
-            ElfW(Verdef) def = *vd;
-            free(vd);
             if (def.vd_version != 1)
                 return refuse(im->f, "its version definitions are malformed");
             if ((def.vd_ndx & 0x7fff) > max_index)
@@ -490,11 +489,10 @@ static int check_gnu_hash(const elf_image *im, const dynamic_info *d, uint64_t n
 {
     if (!d->has_gnu_hash)
         return 0;
-    uint32_t *header = read_virtual(im, d->gnu_hash, 16);
-    if (!header)
+    uint32_t header[4];
+    if (read_virtual_to(im, header, d->gnu_hash, sizeof header) != 0)
         return refuse(im->f, "its symbol hash table lies outside the file");
     uint32_t nbuckets = header[0], symoffset = header[1], bloom = header[2], shift = header[3];
-    free(header);
     if (!nbuckets || !bloom || (bloom & (bloom - 1)) || shift >= 8 * sizeof(ElfW(Addr)) ||
         symoffset > nsym)
         return refuse(im->f, "its symbol hash table is malformed");
