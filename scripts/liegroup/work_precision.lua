@@ -97,29 +97,13 @@ local result = wb.work_precision{model = model, t_end = t_end, methods = methods
 wb.print_work_precision(result, string.format("Work against precision on the dipole at t = %g "
                                               .. "(CPU seconds, least of %d runs)", t_end, repeats))
 
--- the fitted line log error = a + b log work over the errors in (1e-13, 0.1),
--- and the work it needs for `target`
+-- the work each method needs for an error of 1e-8, on the line log error =
+-- a + b log work fitted over its errors in (1e-13, 0.1)
 local target = 1e-8
-local function needed(work, errors)
-  local lx, ly = {}, {}
-  for i = 1, #work do
-    if errors[i] > 1e-13 and errors[i] < 1e-1 then
-      lx[#lx + 1], ly[#ly + 1] = math.log(work[i]), math.log(errors[i])
-    end
-  end
-  local a, b = wb.fit_line(lx, ly)
-  if not (b < -0.1) then return 0 / 0, b end -- timings too short to fit (--quick)
-  return math.exp((math.log(target) - a) / b), b
-end
-
 local rows = {}
 for _, m in ipairs(methods) do
-  m.time, m.error, m.evals = {}, {}, {}
-  for i, r in ipairs(result.by_method[m.label]) do
-    m.time[i], m.error[i], m.evals[i] = r.seconds, r.error, r.function_evals
-  end
-  m.seconds = needed(m.time, m.error)
-  m.calls = needed(m.evals, m.error)
+  m.seconds = wb.work_for_error(result, m.label, target, {work = "seconds"})
+  m.calls = wb.work_for_error(result, m.label, target)
   rows[#rows + 1] = {m.label, m.order, m.seconds, m.calls}
 end
 wb.print_table({"method", "order", "CPU s for 1e-8", "evaluations for 1e-8"}, rows, "%-14.3g")

@@ -77,6 +77,28 @@ expect_error(function() sol:column("nope") end, "hidden_constraint", "unknown co
 expect_error(function() sol:times("lambda", "middle") end, "'end', 'start' or 'mid'",
              "unknown time attribution")
 
+-- wb.work_for_error: the fitted line error = C work^-4 (three rows in range,
+-- one at round-off and one pre-asymptotic, both left out) solved for 1e-8
+local rows = {}
+for i, w in ipairs{100, 200, 400, 800, 1e5} do
+  rows[i] = {function_evals = w, seconds = w * 1e-6, error = 3 * w ^ -4}
+end
+rows[5].error, rows[1].error = 1e-15, 0.5
+local study = {by_method = {M = rows}}
+local work, slope = wb.work_for_error(study, "M", 1e-8)
+wb.expect_near(slope, -4, 1e-12, "work_for_error: the slope of the rows in range")
+wb.expect_near(work, (3 / 1e-8) ^ 0.25, 1e-9 * work, "work_for_error: evaluations for 1e-8")
+wb.expect_near(wb.work_for_error(study, "M", 1e-8, {work = "seconds"}), work * 1e-6, 1e-12,
+               "work_for_error: CPU seconds for 1e-8")
+wb.check(wb.work_for_error(study, "M", 1e-8, {floor = 1e-6}) ~= wb.work_for_error(study, "M", 1e-8, {floor = 1e-6}),
+         "work_for_error: NaN with fewer than two rows in range")
+expect_error(function() wb.work_for_error(study, "N", 1e-8) end, "no method labelled N",
+             "work_for_error: unknown label")
+expect_error(function() wb.work_for_error(study, "M", -1) end, "positive number",
+             "work_for_error: negative target")
+expect_error(function() wb.work_for_error(study, "M", 1e-8, {work = "steps"}) end,
+             "work must be 'function_evals' or 'seconds'", "work_for_error: unknown work")
+
 -- the state stays sound after all those errors
 local again = wb.integrate{model = m, method = rattle, h = 0.1, t_end = 1}
 local q1 = select(1, sol:final())

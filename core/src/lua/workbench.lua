@@ -516,6 +516,41 @@ function wb.print_work_precision(result, label)
                   "iter/step", "iteration"}, rows, "%-14.4g")
 end
 
+-- The work a method of a work-precision study needs for an error `target`:
+-- the line log error = a + b log work fitted to its rows whose error lies
+-- in (floor, ceiling) (default 1e-13 and 0.1: above round-off, inside the
+-- asymptotic range), solved for `target`.  `work` is "function_evals"
+-- (the default) or "seconds".  Returns the work and the slope b; the work
+-- is NaN when fewer than two rows are in range or b > -0.1 (timings too
+-- short to fit).
+function wb.work_for_error(result, label, target, options)
+  local rows = type(result) == "table" and result.by_method and result.by_method[label]
+  if not rows then
+    error(format("wb.work_for_error: no method labelled %s in this study", tostring(label)), 2)
+  end
+  if not is_number(target) or target <= 0 then
+    error("wb.work_for_error: the target error must be a positive number", 2)
+  end
+  options = options or {}
+  local work = options.work or "function_evals"
+  local floor, ceiling = options.floor or 1e-13, options.ceiling or 0.1
+  local x, y = {}, {}
+  for _, r in ipairs(rows) do
+    local w = r[work]
+    if not is_number(w) then
+      error(format("wb.work_for_error: work must be 'function_evals' or 'seconds', got %s",
+                   tostring(work)), 2)
+    end
+    if w > 0 and r.error > floor and r.error < ceiling then
+      x[#x + 1], y[#y + 1] = log(w), log(r.error)
+    end
+  end
+  if #x < 2 then return 0 / 0, 0 / 0 end
+  local a, b = wb.fit_line(x, y)
+  if not (b < -0.1) then return 0 / 0, b end
+  return math.exp((log(target) - a) / b), b
+end
+
 ---------------------------------------------------------------------------
 -- Plots through gnuplot.  The data go next to the figure (.dat), the
 -- script too (.gp); both are written whole or not at all.
