@@ -36,6 +36,7 @@ static double gonzalez_coefficient(ggl *g, const double *q1)
         dq[i] = q1[i] - q0[i];
     }
     wb_potential_gradient(g->model, qm, gm);
+    ggl_count_force(g, 1);
     const double v0 = g->v0, v1 = wb_potential(g->model, q1);
     double slope = 0, size = 0, dq2 = vec_dot(n, dq, dq);
     for (int i = 0; i < n; i++) {
@@ -53,6 +54,7 @@ void ggl_discrete_gradient(ggl *g, const double *q1, double *dg)
 {
     if (g->gradient == GGL_DG_GREENSPAN) {
         wb_potential_discrete_gradient(g->model, g->q0, q1, dg);
+        ggl_count_force(g, 1);
         return;
     }
     const double c = gonzalez_coefficient(g, q1);
@@ -76,6 +78,7 @@ static void gonzalez_jacobian(ggl *g, const double *q1, double *J)
     const double dq2 = vec_dot(n, dq, dq);
     double *gc = g->dq; /* qm is no longer needed */
     wb_potential_gradient(g->model, q1, gc);
+    ggl_count_force(g, 1);
     for (int i = 0; i < n; i++)
         gc[i] = (gc[i] - gm[i] - 0.5 * vec_dot(n, g->dH + (size_t)i * n, dq)) / dq2 -
                 2 * c * dq[i] / dq2;
@@ -89,6 +92,7 @@ static void greenspan_at(void *ctx, const double *q1, double *dg)
 {
     const ggl *g = ctx;
     wb_potential_discrete_gradient(g->model, g->q0, q1, dg);
+    ggl_count_force(g, 1);
 }
 
 /* The view exposes Greenspan's discrete gradient but not its derivative:
@@ -324,11 +328,9 @@ static void row_scales(ggl *g, double h, const double *q0, const double *p0)
         wb_constraint_row_scales(m, n, g->Gb, minv * momentum, 1.0, g->scale + g->off_g);
 }
 
-int ggl_step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
-             double *p1, wb_step_stats *stats)
+static int step_counted(ggl *g, double h, const double *q0, const double *p0, double *q1,
+                        double *p1, wb_step_stats *stats)
 {
-    ggl *g = inst;
-    (void)t;
     g->h = h, g->q0 = q0, g->p0 = p0;
     if (g->scheme->start_values)
         g->scheme->start_values(g);
@@ -353,6 +355,17 @@ int ggl_step(void *inst, double t, double h, const double *q0, const double *p0,
     vec_copy(g->n, g->x + g->off_q, q1);
     vec_copy(g->n, g->x + g->off_p, p1);
     return WB_OK;
+}
+
+int ggl_step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
+             double *p1, wb_step_stats *stats)
+{
+    ggl *g = inst;
+    (void)t;
+    g->stats = stats;
+    const int status = step_counted(g, h, q0, p0, q1, p1, stats);
+    g->stats = NULL;
+    return status;
 }
 
 /* The carried unknowns are the Newton vector past (q, p): the step only

@@ -64,6 +64,7 @@ struct ggl {
     double *x, *saved;        /* unknowns (x owns the work memory); the
                                  previous step's, restored on failure      */
     double *branch0, *branch1; /* continuation: the last two solutions     */
+    wb_step_stats *stats;     /* the step's counters (NULL outside a step) */
 
     /* constant mass matrix and its inverse, n x n */
     double *M, *Minv;
@@ -77,6 +78,14 @@ struct ggl {
     double *dq, *da, *db, *dH;                /* discrete gradient: n, n, n, n x n */
     double *fd;                               /* its central differences: 3 n */
 };
+
+/* One evaluation of grad V or of a discrete gradient of V, what the
+ * statistics call a force evaluation, in the step being solved. */
+static inline void ggl_count_force(const ggl *g, uint64_t evaluations)
+{
+    if (g->stats)
+        g->stats->function_evals += evaluations;
+}
 
 /* ---- the schemes (vi.c, em.c) --------------------------------------------- */
 extern const ggl_scheme ggl_vi_s_scheme;

@@ -19,6 +19,7 @@
 static void vi_s_start(ggl *g)
 {
     wb_potential_gradient(g->model, g->q0, g->grad0);
+    ggl_count_force(g, 1);
     wb_constraint_jacobian(g->model, g->q0, g->G0);
 }
 
@@ -158,6 +159,7 @@ static int theta_residual(void *user, const double *x, double *r)
     double *r1 = r, *r2 = r + n, *r3 = r + 2 * n, *r4 = r + 3 * n, *r5 = r4 + m;
     theta_points(g, x);
     wb_potential_gradient(g->model, g->qa, g->u);
+    ggl_count_force(g, 1);
     mat_t_vec(m, n, g->Ga, gam, g->t1);
     mat_vec(n, n, g->Minv, g->t1, g->t2);      /* M^-1 G(q_th)^T gamma */
     mat_vec(n, n, g->Ta, v, g->w);             /* T(q_th; gamma) v */

@@ -9,8 +9,8 @@
 -- Checks: each method's fitted order, and that the curves cross: RATTLE
 -- (one evaluation per step) is cheapest at low accuracy, but would need
 -- more evaluations than SPARK 3 for SPARK 3's best error (RATTLE's cost
--- extrapolated along its h^2 line).  (The ggl family does not count its
--- force evaluations yet: EM shows 0 in that column.)
+-- extrapolated along its h^2 line).  EM counts every evaluation of grad V
+-- or of its discrete gradient, in residuals and Jacobians (9 a step here).
 --
 --   workbench scripts/bench/spherical_pendulum.lua           (a few seconds)
 --   workbench scripts/bench/spherical_pendulum.lua --quick   (the test suite's run)

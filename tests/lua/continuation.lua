@@ -5,6 +5,8 @@
 -- carries) differs for the methods that carry something, so the check can
 -- fail.
 --
+-- Every method also counts its force evaluations (at least one a step).
+--
 -- Models are tried in order until one the method applies to; the test's
 -- plugin path adds the toy models with velocity constraints and on groups.
 
@@ -60,6 +62,10 @@ for _, name in ipairs(wb.list_methods()) do
     wb.check(same_state(q1, p1, a1, q2, p2, a2),
              string.format("%s on %s: T then T again = 2T, bit for bit (carries: %s)", name,
                            model.name, #names > 0 and table.concat(names, ", ") or "nothing"))
+    -- work-precision diagrams and wb.work_for_error read this count
+    wb.check(whole.stats.function_evals >= whole.stats.steps,
+             string.format("%s on %s: counts its force evaluations (%d in %d steps)", name,
+                           model.name, whole.stats.function_evals, whole.stats.steps))
     if #names > 0 then
       carrying = carrying + 1
       local restart = wb.integrate{model = model, method = method, h = h, steps = n,
