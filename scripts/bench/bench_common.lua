@@ -4,6 +4,13 @@
 -- round-off floor, or the error is at that floor).
 local common = {}
 
+-- The step sizes unit / n for each n of `counts` (unit defaults to 1).
+function common.steps(counts, unit)
+  local h = {}
+  for i, n in ipairs(counts) do h[i] = (unit or 1) / n end
+  return h
+end
+
 -- study: the wb.work_precision spec plus `orders = {label = order}` (the
 -- orders to check) and `tolerance` (on the fitted order).
 function common.run(study)

@@ -16,11 +16,7 @@ local common = require "bench_common"
 
 local periods = wb.quick and 2 or 100
 local t_end = 2 * math.pi * periods
-local function steps(list)
-  local h = {}
-  for i, n in ipairs(list) do h[i] = t_end / (n * periods) end
-  return h
-end
+local function steps(list) return common.steps(list, t_end / periods) end
 local gauss = function(s) return wb.method("rk", {tableau = wb.tableau.gauss(s)}) end
 local study = {
   title = string.format("Kepler e = 0.5, %d periods", periods),

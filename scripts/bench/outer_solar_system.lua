@@ -15,11 +15,7 @@ package.path = arg[0]:gsub("[^/]*$", "") .. "?.lua;" .. package.path
 local common = require "bench_common"
 
 local t_end = wb.quick and 10000 or 200000
-local function steps(list)
-  local h = {}
-  for i, n in ipairs(list) do h[i] = t_end / n end
-  return h
-end
+local function steps(list) return common.steps(list, t_end) end
 local gauss = function(s) return wb.method("rk", {tableau = wb.tableau.gauss(s)}) end
 local scale = t_end / 20000
 local function counts(list)

@@ -18,11 +18,7 @@ package.path = arg[0]:gsub("[^/]*$", "") .. "?.lua;" .. package.path
 local common = require "bench_common"
 
 local t_end = wb.quick and 2 or 10
-local function steps(list)
-  local h = {}
-  for i, n in ipairs(list) do h[i] = 1 / n end
-  return h
-end
+local steps = common.steps
 local study = {
   title = string.format("spherical pendulum, t = %g", t_end),
   model = wb.model("spherical_pendulum"), t_end = t_end,
