@@ -24,7 +24,7 @@
 #include "wb_array.h"
 #include "wb_mass.h"
 #include "wb_residual_scale.h"
-#include "wb_sparse.h"
+#include "wb_sparse_method.h"
 #include "wb_vec.h"
 
 #include <math.h>
@@ -74,9 +74,8 @@ static const wb_option_spec options[] = {
      "Newton tolerance on max |g(q1)| (relative to the size of g's terms, |q|^2 for "
      "|q|^2 - l^2, where they are below 1; stopping at their round-off)"},
     {"max_iter", WB_OPT_INTEGER, 50, 1, 1000, NULL, NULL, "Newton iterations per step"},
-    {"linear_solver", WB_OPT_CHOICE, 0, 0, 0, "auto", "auto|dense|sparse",
-     "the m x m systems: auto = sparse when the model declares G's pattern and a diagonal "
-     "mass (wb.sparsity/1: O(N) a step for a chain of N links), else dense LAPACK LU"},
+    WB_LINEAR_SOLVER_OPTION("G's pattern and a diagonal mass; G M^-1 G^T in the pattern of "
+                            "G G^T"),
 };
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL};
@@ -114,34 +113,6 @@ static void destroy(void *inst)
     free(r);
 }
 
-/* The model's wb.sparsity/1 when it declares what the sparse path needs
- * (G's pattern and values, a diagonal mass) and the host has a sparse LU. */
-static const wb_sparsity_ext *usable_sparsity(const wb_host *host, const wb_model *model)
-{
-    const wb_sparsity_ext *e = WB_HAS_FIELD(model, wb_model, extension)
-                                   ? wb_extension(model, WB_EXT_SPARSITY)
-                                   : NULL;
-    if (!e || !WB_HAS_FIELD(e, wb_sparsity_ext, jacobian_values) || !e->mass_diagonal ||
-        !e->jacobian_pattern || !e->jacobian_values ||
-        !WB_HAS_FIELD(host, wb_host, newton_create_sparse))
-        return NULL;
-    return e;
-}
-
-/* 1 sparse, 0 dense, -1 (error set) when sparse is asked for and impossible. */
-static int use_sparse(const wb_host *host, const wb_model *model, const char *choice,
-                      const char *who)
-{
-    const wb_sparsity_ext *e = usable_sparsity(host, model);
-    if (choice[0] == 's' && !e) {
-        host->error(host, "%s: linear_solver = \"sparse\" needs the model to declare G's "
-                          "pattern and a diagonal mass (%s); model '%s' does not",
-                    who, WB_EXT_SPARSITY, model->name);
-        return -1;
-    }
-    return choice[0] == 's' || (choice[0] == 'a' && e);
-}
-
 /* The sparse structure: G's pattern from the model, its transpose, the
  * pattern of G G^T and its LUs; W, G0 and G1 become values in G's pattern. */
 static int create_sparse(rattle *r)
@@ -149,15 +120,12 @@ static int create_sparse(rattle *r)
     sparse_rows *sp = &r->sparse;
     const wb_host *host = r->host;
     const int n = r->n, m = r->m;
-    sp->ext = usable_sparsity(host, r->model);
+    const char *missing;
+    sp->ext = wb_sparse_usable(host, r->model, 0, &missing);
     sp->self = r->model->model_self;
     sp->G = sp->ext->jacobian_pattern(sp->self);
-    char why[160];
-    if (wb_sparse_pattern_problem(sp->G, m, n, why, sizeof why)) {
-        host->error(host, "rattle: model '%s': the pattern of G (%s): %s", r->model->name,
-                    WB_EXT_SPARSITY, why);
+    if (wb_sparse_check_pattern(host, r->model, sp->G, m, n, "G", "rattle") != WB_OK)
         return WB_ERR_INVALID;
-    }
     const size_t nnz = (size_t)sp->G->nnz;
     if (wb_csr_transpose(sp->G, &sp->Gt, &sp->Gt_origin) != 0 ||
         wb_csr_product_pattern(sp->G, &sp->Gt.pattern, 1, &sp->S) != 0)
@@ -173,15 +141,9 @@ static int create_sparse(rattle *r)
     sp->inverse_mass = sp->Wt + nnz;
     sp->Sv = sp->inverse_mass + n;
     /* M is constant (wb_require_constant_mass): its diagonal at any q */
-    sp->ext->mass_diagonal(sp->self, r->drift, sp->inverse_mass);
-    for (int i = 0; i < n; i++) {
-        if (!(sp->inverse_mass[i] > 0.0) || !isfinite(sp->inverse_mass[i])) {
-            host->error(host, "rattle: model '%s': mass_diagonal entry %d = %g is not a "
-                              "positive number", r->model->name, i, sp->inverse_mass[i]);
-            return WB_ERR_INVALID;
-        }
-        sp->inverse_mass[i] = 1.0 / sp->inverse_mass[i];
-    }
+    if (wb_sparse_inverse_mass(host, r->model, sp->ext, r->drift, sp->inverse_mass, "rattle") !=
+        WB_OK)
+        return WB_ERR_INVALID;
     sp->lu = host->sparse_lu_create(host, &sp->S.pattern);
     r->newton = host->newton_create_sparse(host, &sp->S.pattern);
     return sp->lu && r->newton ? WB_OK : WB_ERR_NOMEM;
@@ -194,7 +156,7 @@ static int create_common(const wb_host *host, const wb_model *model,
     int status = wb_require_constant_mass(host, model, who);
     if (status != WB_OK)
         return status;
-    const int sparse = use_sparse(host, model, opts[OPT_LINEAR_SOLVER].string, who);
+    const int sparse = wb_sparse_choose(host, model, opts[OPT_LINEAR_SOLVER].string, 0, who);
     if (sparse < 0)
         return WB_ERR_INVALID;
     rattle *r = calloc(1, sizeof *r);

@@ -1,6 +1,7 @@
 /* What the four GGL methods share: the instance, the unknown layout, the
- * Newton step with its initial guess, the aux unknowns and the discrete
- * gradients of V. */
+ * Newton step with its initial guess, the aux unknowns, the discrete
+ * gradients of V, and the products with M, G and T on the dense and the
+ * sparse path (linear_solver). */
 #include "ggl.h"
 #include "wb_array.h"
 #include "wb_fd.h"
@@ -105,6 +106,103 @@ void ggl_discrete_gradient_jacobian(ggl *g, const double *q1, double *J)
         gonzalez_jacobian(g, q1, J);
 }
 
+/* ---- products on either path ------------------------------------------------------ */
+
+void ggl_inverse_mass_times(const ggl *g, const double *x, double *y)
+{
+    if (!g->sparse.ext) {
+        mat_vec(g->n, g->n, g->Minv, x, y);
+        return;
+    }
+    for (int i = 0; i < g->n; i++)
+        y[i] = g->Minv[i] * x[i];
+}
+
+void ggl_mass_times(const ggl *g, const double *x, double *y)
+{
+    if (!g->sparse.ext) {
+        mat_vec(g->n, g->n, g->M, x, y);
+        return;
+    }
+    for (int i = 0; i < g->n; i++)
+        y[i] = g->M[i] * x[i];
+}
+
+void ggl_constraint_jacobian(const ggl *g, const double *q, double *G)
+{
+    if (g->sparse.ext)
+        g->sparse.ext->jacobian_values(g->sparse.self, q, G);
+    else
+        wb_constraint_jacobian(g->model, q, G);
+}
+
+void ggl_hessian_contract(const ggl *g, const double *q, const double *mu, double *T)
+{
+    if (g->sparse.ext)
+        g->sparse.ext->hessian_contract_values(g->sparse.self, q, mu, T);
+    else
+        wb_constraint_hessian_contract(g->model, q, mu, T);
+}
+
+void ggl_hessian_vector(const ggl *g, const double *q, const double *w, double *B)
+{
+    if (g->sparse.ext)
+        g->sparse.ext->hessian_vector_values(g->sparse.self, q, w, B);
+    else
+        wb_constraint_hessian_vector(g->model, q, w, B);
+}
+
+void ggl_G_times(const ggl *g, const double *G, const double *x, double *y)
+{
+    if (g->sparse.ext)
+        wb_csr_mat_vec(g->sparse.G, G, x, y);
+    else
+        mat_vec(g->m, g->n, G, x, y);
+}
+
+void ggl_Gt_times(const ggl *g, const double *G, const double *x, double *y)
+{
+    if (!g->sparse.ext) {
+        mat_t_vec(g->m, g->n, G, x, y);
+        return;
+    }
+    memset(y, 0, (size_t)g->n * sizeof(double));
+    wb_csr_t_vec_add(g->sparse.G, G, 1.0, x, y);
+}
+
+void ggl_T_times(const ggl *g, const double *T, const double *x, double *y)
+{
+    if (g->sparse.ext)
+        wb_csr_mat_vec(g->sparse.T, T, x, y);
+    else
+        mat_vec(g->n, g->n, T, x, y);
+}
+
+int ggl_place_blocks(ggl *g, const ggl_block_spec *spec, int count)
+{
+    const int n = g->n, m = g->m;
+    const int row[] = {0, 0, n, 2 * n, 3 * n, 3 * n + m};
+    const int col[] = {g->off_q, g->off_p, g->off_v, g->off_l, g->off_g};
+    const ggl_sparse *sp = &g->sparse;
+    const wb_sparse_pattern *pattern[] = {NULL, sp->G, sp->G, sp->T, sp->T, sp->H};
+    for (int b = 0; b < count; b++) {
+        const ggl_block_spec *s = &spec[b];
+        const int transposed = s->pattern == GGL_PATTERN_G_T || s->pattern == GGL_PATTERN_T_T;
+        g->sparse.block[s->id] = wb_block_place(&g->sparse.J, row[s->residual], col[s->unknown],
+                                                pattern[s->pattern], transposed, n);
+        if (g->sparse.block[s->id] < 0)
+            return -1;
+    }
+    return 0;
+}
+
+void ggl_add(const ggl *g, double *J, int id, double s, const double *values,
+             const double *scale)
+{
+    if (g->sparse.block[id] >= 0)
+        wb_block_add(&g->sparse.J, g->sparse.block[id], s, values, scale, J);
+}
+
 /* ---- instance ---------------------------------------------------------------------- */
 
 void ggl_destroy(void *inst)
@@ -114,6 +212,7 @@ void ggl_destroy(void *inst)
         return;
     if (g->newton)
         g->host->newton_destroy(g->host, g->newton);
+    wb_block_matrix_free(&g->sparse.J);
     free(g->x);
     free(g);
 }
@@ -143,23 +242,34 @@ static void layout(ggl *g)
 }
 
 /* One block of doubles carved into the named arrays: x first (it owns the
- * block), then the rest in the order of this table. */
+ * block), then the rest in the order of this table.  On the sparse path
+ * the m x n arrays hold values in G's pattern, the n x n ones values in
+ * T's or Hess V's, M and M^-1 their diagonals. */
 static int allocate(ggl *g)
 {
-    const size_t n = (size_t)g->n, m = (size_t)g->m, N = (size_t)g->size;
+    const size_t n = (size_t)g->n, N = (size_t)g->size;
+    const size_t m = (size_t)g->m;
+    size_t mn = m * n, nn = n * n, mass = n * n;
+    const ggl_sparse *sp = &g->sparse;
+    if (sp->ext) {
+        const int most = sp->T->nnz > sp->H->nnz ? sp->T->nnz : sp->H->nnz;
+        mn = (size_t)sp->G->nnz;
+        nn = (size_t)most > n ? (size_t)most : n;
+        mass = n;
+    }
     struct {
         double **array;
         size_t count;
     } parts[] = {
         {&g->x, N},       {&g->saved, N},  {&g->branch0, N}, {&g->branch1, N},
         {&g->scale, N},
-        {&g->M, n * n},
-        {&g->Minv, n * n}, {&g->grad0, n},  {&g->G0, m * n},  {&g->g0, m},
+        {&g->M, mass},
+        {&g->Minv, mass}, {&g->grad0, n},  {&g->G0, mn},  {&g->g0, m},
         {&g->qa, n},      {&g->w, n},       {&g->u, n},       {&g->t1, n},
-        {&g->t2, n},      {&g->t3, n},      {&g->Ga, m * n},  {&g->Gb, m * n},
-        {&g->Bm, m * n},  {&g->MGt, m * n}, {&g->Ta, n * n},  {&g->Tb, n * n},
-        {&g->K, n * n},   {&g->N1, n * n},  {&g->N2, n * n},  {&g->dq, n},
-        {&g->da, n},      {&g->db, n},      {&g->dH, n * n},  {&g->fd, 3 * n},
+        {&g->t2, n},      {&g->t3, n},      {&g->Ga, mn},  {&g->Gb, mn},
+        {&g->Bm, mn},  {&g->MGt, mn}, {&g->Ta, nn},     {&g->Tb, nn},
+        {&g->K, nn},      {&g->N1, nn},     {&g->N2, nn},     {&g->dq, n},
+        {&g->da, n},      {&g->db, n},      {&g->dH, nn},     {&g->fd, 3 * n},
     };
     const size_t count = WB_ARRAY_COUNT(parts);
     size_t total = 0;
@@ -175,20 +285,76 @@ static int allocate(ggl *g)
     return WB_OK;
 }
 
-/* M and M^-1 once: the mass matrix is constant. */
-static void mass_matrices(ggl *g)
+/* M and M^-1 once: the mass matrix is constant (the diagonals on the
+ * sparse path). */
+static int mass_matrices(ggl *g)
 {
+    const ggl_sparse *sp = &g->sparse;
+    if (sp->ext) {
+        int status = wb_sparse_inverse_mass(g->host, g->model, sp->ext, g->x, g->Minv,
+                                            g->scheme->label);
+        for (int i = 0; i < g->n; i++)
+            g->M[i] = 1.0 / g->Minv[i];
+        return status;
+    }
     wb_mass(g->model, g->x, g->M); /* any q will do */
     wb_constant_inverse_mass(g->model, g->saved, g->Minv); /* saved: 2n, free until a step */
+    return WB_OK;
+}
+
+/* 1 sparse, 0 dense, -1 (reported) when linear_solver = sparse cannot be. */
+static int choose_sparse(const wb_host *host, const wb_model *model, const ggl_scheme *scheme,
+                         const char *choice)
+{
+    const char *why = NULL;
+    if (!scheme->place_blocks)
+        why = "its Newton matrix has no sparse form (the discrete gradient's Jacobian: "
+              "Gonzalez's rank-one correction is dense, Greenspan's is by differences)";
+    else if (!(model->holonomic_flags & WB_HOLONOMIC_QUADRATIC))
+        why = "the sparse Newton matrix needs quadratic constraints (WB_HOLONOMIC_QUADRATIC): "
+              "it has no place for D_q[T(q; gamma) v], zero only then";
+    if (!why)
+        return wb_sparse_choose(host, model, choice, WB_SPARSE_NEEDS_HESSIANS, scheme->label);
+    if (choice[0] != 's')
+        return 0;
+    host->error(host, "%s: linear_solver = \"sparse\" is not available on model '%s': %s",
+                scheme->label, model->name, why);
+    return -1;
+}
+
+/* The sparse path's patterns (checked) and Newton matrix. */
+static int create_sparse(ggl *g)
+{
+    ggl_sparse *sp = &g->sparse;
+    const char *missing;
+    const wb_host *host = g->host;
+    const char *who = g->scheme->label;
+    sp->ext = wb_sparse_usable(host, g->model, WB_SPARSE_NEEDS_HESSIANS, &missing);
+    sp->self = g->model->model_self;
+    sp->G = sp->ext->jacobian_pattern(sp->self);
+    sp->T = sp->ext->hessian_contract_pattern(sp->self);
+    sp->H = sp->ext->potential_hessian_pattern(sp->self);
+    if (wb_sparse_check_pattern(host, g->model, sp->G, g->m, g->n, "G", who) != WB_OK ||
+        wb_sparse_check_pattern(host, g->model, sp->T, g->n, g->n, "T(q; mu)", who) != WB_OK ||
+        wb_sparse_check_pattern(host, g->model, sp->H, g->n, g->n, "Hess V", who) != WB_OK)
+        return WB_ERR_INVALID;
+    for (int b = 0; b < GGL_MAX_BLOCKS; b++)
+        sp->block[b] = -1;
+    wb_block_matrix_init(&sp->J, g->size, g->size);
+    return g->scheme->place_blocks(g) == 0 && wb_block_matrix_build(&sp->J) == 0 ? WB_OK
+                                                                                 : WB_ERR_NOMEM;
 }
 
 int ggl_create(const wb_host *host, const wb_model *model, const ggl_scheme *scheme,
-               const ggl *proto, void **inst)
+               const ggl *proto, const char *linear_solver, void **inst)
 {
     /* as the paper: its discrete Legendre maps and energy schemes use a constant M */
     int status = wb_require_constant_mass(host, model, scheme->label);
     if (status != WB_OK)
         return status;
+    const int sparse = choose_sparse(host, model, scheme, linear_solver);
+    if (sparse < 0)
+        return WB_ERR_INVALID;
     ggl *g = malloc(sizeof *g);
     if (!g) {
         host->error(host, "%s: out of memory", scheme->label);
@@ -198,16 +364,25 @@ int ggl_create(const wb_host *host, const wb_model *model, const ggl_scheme *sch
     g->host = host, g->model = model, g->scheme = scheme;
     g->n = model->nq, g->m = model->n_holonomic;
     g->x = NULL, g->newton = NULL;
+    memset(&g->sparse, 0, sizeof g->sparse);
     layout(g);
-    if (allocate(g) != WB_OK || !(g->newton = host->newton_create(host, g->size))) {
+    status = sparse ? create_sparse(g) : WB_OK;
+    if (status == WB_OK)
+        status = allocate(g);
+    if (status == WB_OK && (status = mass_matrices(g)) == WB_OK) {
+        g->newton = sparse ? host->newton_create_sparse(host, &g->sparse.J.csr.pattern)
+                           : host->newton_create(host, g->size);
+        status = g->newton ? WB_OK : WB_ERR_NOMEM;
+    }
+    if (status != WB_OK) {
         ggl_destroy(g);
-        host->error(host, "%s: out of memory", scheme->label);
-        return WB_ERR_NOMEM;
+        if (status == WB_ERR_NOMEM)
+            host->error(host, "%s: out of memory", scheme->label);
+        return status;
     }
     /* Newton's test relative to each row's terms (ABI 1.2) */
     g->newton_options.struct_size = sizeof g->newton_options;
     g->newton_options.residual_scale = g->scale;
-    mass_matrices(g);
     *inst = g;
     return WB_OK;
 }
@@ -223,7 +398,7 @@ int ggl_reset(void *inst, double t, const double *q, const double *p)
     vec_copy(n, q, g->x + g->off_q);
     vec_copy(n, p, g->x + g->off_p);
     if (g->off_v >= 0)
-        mat_vec(n, n, g->Minv, p, g->x + g->off_v);
+        ggl_inverse_mass_times(g, p, g->x + g->off_v);
     if (wb_index1_multiplier(g->model, q, p, g->x + g->off_l) != WB_OK)
         memset(g->x + g->off_l, 0, (size_t)m * sizeof(double));
     return WB_OK;
@@ -241,7 +416,7 @@ static void initial_guess(ggl *g, double h, const double *q0, const double *p0)
     if (g->advanced_guess) {
         const double *v = g->off_v >= 0 ? g->x + g->off_v : g->t1;
         if (g->off_v < 0)
-            mat_vec(n, n, g->Minv, p0, g->t1);
+            ggl_inverse_mass_times(g, p0, g->t1);
         vec_axpy(n, h, v, q1);
     }
     vec_copy(n, p0, g->x + g->off_p);
@@ -255,7 +430,8 @@ static void initial_guess(ggl *g, double h, const double *q0, const double *p0)
 static int solve(ggl *g, wb_step_stats *stats)
 {
     const wb_host *host = g->host;
-    return host->newton_solve(host, g->newton, g->scheme->residual, g->scheme->jacobian, g,
+    wb_jacobian_fn jacobian = g->sparse.ext ? g->scheme->sparse_jacobian : g->scheme->jacobian;
+    return host->newton_solve(host, g->newton, g->scheme->residual, jacobian, g,
                               g->x, &g->newton_options, stats, NULL);
 }
 
@@ -311,21 +487,31 @@ static void row_scales(ggl *g, double h, const double *q0, const double *p0)
 {
     const int n = g->n, m = g->m;
     double momentum = wb_momentum_scale(g->model, q0, p0, h, g->t1);
-    mat_vec(n, n, g->Minv, p0, g->t1);
+    ggl_inverse_mass_times(g, p0, g->t1);
     double position = wb_scale_or_one(wb_scale_max_abs(n, q0) + fabs(h) * wb_scale_max_abs(n, g->t1));
     double minv = 0.0;
-    for (int i = 0; i < n; i++)
-        minv = fmax(minv, wb_scale_max_abs(n, g->Minv + (size_t)i * n) * n);
+    if (g->sparse.ext)
+        minv = wb_scale_max_abs(n, g->Minv) * n;
+    else
+        for (int i = 0; i < n; i++)
+            minv = fmax(minv, wb_scale_max_abs(n, g->Minv + (size_t)i * n) * n);
     for (int i = 0; i < n; i++) {
         g->scale[g->off_q + i] = position;
         g->scale[g->off_p + i] = momentum;
         if (g->off_v >= 0)
             g->scale[g->off_v + i] = momentum;
     }
-    wb_constraint_jacobian(g->model, q0, g->Gb);
-    wb_constraint_row_scales(m, n, g->Gb, wb_scale_max_abs(n, q0), 1.0, g->scale + g->off_l);
+    ggl_constraint_jacobian(g, q0, g->Gb);
+    double *position_rows = g->scale + g->off_l, *velocity_rows = g->scale + g->off_g;
+    if (g->sparse.ext) {
+        wb_sparse_row_scales(g->sparse.G, g->Gb, wb_scale_max_abs(n, q0), 1.0, position_rows);
+        if (g->off_g >= 0)
+            wb_sparse_row_scales(g->sparse.G, g->Gb, minv * momentum, 1.0, velocity_rows);
+        return;
+    }
+    wb_constraint_row_scales(m, n, g->Gb, wb_scale_max_abs(n, q0), 1.0, position_rows);
     if (g->off_g >= 0)
-        wb_constraint_row_scales(m, n, g->Gb, minv * momentum, 1.0, g->scale + g->off_g);
+        wb_constraint_row_scales(m, n, g->Gb, minv * momentum, 1.0, velocity_rows);
 }
 
 static int step_counted(ggl *g, double h, const double *q0, const double *p0, double *q1,

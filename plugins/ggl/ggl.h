@@ -24,6 +24,8 @@
 
 #include <workbench/workbench.h>
 
+#include "wb_sparse_method.h"
+
 typedef struct ggl ggl;
 
 /* What distinguishes the methods: the unknown layout and the equations. */
@@ -35,7 +37,26 @@ typedef struct ggl_scheme {
     wb_jacobian_fn jacobian;
     /* optional: values at q0 the residual reuses during one step */
     void (*start_values)(ggl *g);
+    /* linear_solver = sparse (optional; needs quadratic constraints, whose
+     * third derivatives vanish): the Newton matrix's blocks, placed once in
+     * g->sparse.J, and its values in that pattern */
+    int (*place_blocks)(ggl *g);
+    wb_jacobian_fn sparse_jacobian;
 } ggl_scheme;
+
+/* linear_solver = sparse: the model's patterns, the diagonal mass and the
+ * Newton matrix's blocks (numbered by the scheme, -1 absent).  Then the
+ * instance's G arrays (G0, Ga, Gb, Bm) hold values in G's pattern, its
+ * n x n arrays (Ta, Tb, K) values in T's or Hess V's, and M, Minv the
+ * diagonals. */
+enum { GGL_MAX_BLOCKS = 32 };
+typedef struct ggl_sparse {
+    const wb_sparsity_ext *ext;  /* NULL: the dense path            */
+    void *self;                  /* the model instance              */
+    const wb_sparse_pattern *G, *T, *H;
+    wb_block_matrix J;
+    int block[GGL_MAX_BLOCKS];
+} ggl_sparse;
 
 /* How the energy-momentum schemes discretise grad V. */
 enum ggl_gradient { GGL_DG_GONZALEZ, GGL_DG_GREENSPAN };
@@ -77,6 +98,7 @@ struct ggl {
     double *Ta, *Tb, *K, *N1, *N2;            /* n x n each                */
     double *dq, *da, *db, *dH;                /* discrete gradient: n, n, n, n x n */
     double *fd;                               /* its central differences: 3 n */
+    ggl_sparse sparse;
 };
 
 /* One evaluation of grad V or of a discrete gradient of V, what the
@@ -102,9 +124,10 @@ extern const wb_method ggl_bs99; /* bs99.c: no GGL instance, no Newton */
 
 /* ---- shared numerics (common.c) -------------------------------------------- */
 
-/* Set up an instance for `scheme` (options already decoded into *proto). */
+/* Set up an instance for `scheme` (options already decoded into *proto);
+ * linear_solver is the option's value (auto|dense|sparse). */
 int ggl_create(const wb_host *host, const wb_model *model, const ggl_scheme *scheme,
-               const ggl *proto, void **inst);
+               const ggl *proto, const char *linear_solver, void **inst);
 void ggl_destroy(void *inst);
 int ggl_reset(void *inst, double t, const double *q, const double *p);
 int ggl_step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
@@ -120,5 +143,36 @@ int ggl_start(void *inst, double t, double h, const double *q, const double *p,
 void ggl_discrete_gradient(ggl *g, const double *q1, double *dg);
 void ggl_discrete_gradient_jacobian(ggl *g, const double *q1, double *J);
 void ggl_discrete_gradient_start(ggl *g);
+
+/* The products the residuals are made of, on either path: y = M^-1 x,
+ * y = M x; G(q), T(q; mu), B(q; w) into an instance array (dense, or
+ * values in the pattern); y = G x, y = G^T x, y = T x for such arrays. */
+void ggl_inverse_mass_times(const ggl *g, const double *x, double *y);
+void ggl_mass_times(const ggl *g, const double *x, double *y);
+void ggl_constraint_jacobian(const ggl *g, const double *q, double *G);
+void ggl_hessian_contract(const ggl *g, const double *q, const double *mu, double *T);
+void ggl_hessian_vector(const ggl *g, const double *q, const double *w, double *B);
+void ggl_G_times(const ggl *g, const double *G, const double *x, double *y);
+void ggl_Gt_times(const ggl *g, const double *G, const double *x, double *y);
+void ggl_T_times(const ggl *g, const double *T, const double *x, double *y);
+
+/* A block of the sparse Newton matrix: its number in g->sparse.block, its
+ * block row (residual R1..R5 of the VIs: 1..5) and block column (the
+ * unknown), and the pattern it has. */
+enum ggl_unknown { GGL_Q, GGL_P, GGL_V, GGL_L, GGL_C };
+enum ggl_pattern { GGL_IDENTITY, GGL_PATTERN_G, GGL_PATTERN_G_T, GGL_PATTERN_T,
+                   GGL_PATTERN_T_T, GGL_PATTERN_H };
+typedef struct ggl_block_spec {
+    int id, residual, unknown, pattern;
+} ggl_block_spec;
+
+/* Place the blocks of `spec` in g->sparse.J for the VIs' row layout
+ * (R1, R2, R3: n rows each, R4, R5: m).  0, or -1 out of memory. */
+int ggl_place_blocks(ggl *g, const ggl_block_spec *spec, int count);
+/* J += s values in block `id` (values NULL: ones), each scaled by
+ * scale[its column in the block's pattern] (NULL: not scaled): with
+ * scale = g->Minv, X M^-1 or, transposed, M^-1 X^T. */
+void ggl_add(const ggl *g, double *J, int id, double s, const double *values,
+             const double *scale);
 
 #endif

@@ -16,7 +16,8 @@ static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL
     .start = ggl_start, .step = ggl_step, .aux_values = ggl_aux_values
 
 /* Options every method has, first in every option list. */
-enum { OPT_TOL, OPT_MAX_ITER, OPT_CONVERGENCE, OPT_GUESS, OPT_SOLVER, OPT_COMMON };
+enum { OPT_TOL, OPT_MAX_ITER, OPT_CONVERGENCE, OPT_GUESS, OPT_SOLVER, OPT_LINEAR_SOLVER,
+       OPT_COMMON };
 #define COMMON_OPTIONS                                                                      \
     {"tol", WB_OPT_NUMBER, 1e-9, 1e-16, 1e-2, NULL, NULL,                                   \
      "Newton tolerance on max |residual| (the paper uses 1e-9)"},                           \
@@ -29,7 +30,10 @@ enum { OPT_TOL, OPT_MAX_ITER, OPT_CONVERGENCE, OPT_GUESS, OPT_SOLVER, OPT_COMMON
     {"solver", WB_OPT_CHOICE, 0, 0, 0, "newton", "newton|continuation",                     \
      "newton: Newton from the guess alone (the paper's); continuation: where that fails, "  \
      "the same step equations solved along h' = s h, s from 0 to 1 (secant predictor, "    \
-     "Newton corrector): the scheme is unchanged, only the way to its solution"}
+     "Newton corrector): the scheme is unchanged, only the way to its solution"},           \
+    WB_LINEAR_SOLVER_OPTION("G, Hess V and T(q; mu) in patterns, a diagonal mass and "   \
+                            "quadratic constraints; VI-S and theta-VI only: EM's discrete " \
+                            "gradient Jacobian is dense")
 
 static void decode_common(const wb_option_value *opts, const wb_host *host, ggl *proto)
 {
@@ -74,7 +78,8 @@ static int create_vi_s(const wb_host *host, const wb_model *model, const wb_opti
 {
     ggl proto;
     decode_common(opts, host, &proto);
-    return ggl_create(host, model, &ggl_vi_s_scheme, &proto, inst);
+    return ggl_create(host, model, &ggl_vi_s_scheme, &proto, opts[OPT_LINEAR_SOLVER].string,
+                      inst);
 }
 
 const wb_method ggl_vi_s = {
@@ -210,7 +215,8 @@ static int create_vi_theta(const wb_host *host, const wb_model *model,
     proto.vartheta = opts[OPT_VARTHETA].number;
     proto.trapezoidal = is_trapezoidal(opts);
     warn_unstable(host, proto.theta, proto.trapezoidal, proto.vartheta);
-    return ggl_create(host, model, &ggl_vi_theta_scheme, &proto, inst);
+    return ggl_create(host, model, &ggl_vi_theta_scheme, &proto,
+                      opts[OPT_LINEAR_SOLVER].string, inst);
 }
 
 const wb_method ggl_vi_theta = {
@@ -304,7 +310,7 @@ static int create_em_common(const wb_host *host, const wb_model *model,
     }
     proto.gradient = strcmp(choice, "gonzalez") != 0 && has_invariants ? GGL_DG_GREENSPAN
                                                                        : GGL_DG_GONZALEZ;
-    return ggl_create(host, model, scheme, &proto, inst);
+    return ggl_create(host, model, scheme, &proto, opts[OPT_LINEAR_SOLVER].string, inst);
 }
 
 static int create_em(const wb_host *host, const wb_model *model, const wb_option_value *opts,

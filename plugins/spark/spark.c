@@ -11,17 +11,57 @@
  * s (n + m) numbers, solved by Newton with the analytic Jacobian.  The
  * method is symplectic, symmetric, of order 2s-2 in (q, p), and keeps both
  * g = 0 and G M^-1 p = 0 at every node.  With s = 2 it is RATTLE
- * (L_1 = RATTLE's lambda, L_2 = its mu). */
+ * (L_1 = RATTLE's lambda, L_2 = its mu).
+ *
+ * Option linear_solver (as RATTLE's) picks the Newton matrix's form:
+ *   dense   (s (n + m))^2 entries, dense products with M^-1 and G, LAPACK
+ *           LU: O(s^3 (n + m)^3) a step;
+ *   sparse  the model declares G, the Hessian of V and T(q; L) in
+ *           patterns and a diagonal mass (wb.sparsity/1): the matrix is
+ *           assembled block by block in its nonzeros (stage blocks in the
+ *           pattern of Hess V + T, G, G^T, G (Hess V + T) and G G^T) and
+ *           solved by the host's sparse LU (banded after reverse
+ *           Cuthill-McKee): O(s^3 nnz) a step, O(N) for a chain. */
 #include <workbench/workbench.h>
 
 #include "wb_integrator_plugin.h"
 #include "wb_mass.h"
 #include "wb_residual_scale.h"
+#include "wb_sparse_method.h"
 #include "wb_vec.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum { SPARK_MAX_S = 8 }; /* option s's upper bound */
+
+/* linear_solver = sparse: the stage values in the model's patterns and the
+ * Newton matrix's blocks.  Block numbers are -1 where the tableau's
+ * coefficients leave the block zero. */
+typedef struct spark_sparse {
+    const wb_sparsity_ext *ext;   /* NULL: the dense path                       */
+    void *self;                   /* the model instance                          */
+    const wb_sparse_pattern *G;   /* the model's pattern of G (m x n)            */
+    const wb_sparse_pattern *T;   /* and of T(q; L) (n x n)                      */
+    wb_block_matrix K;            /* Hess V + T(q; L), n x n: union of patterns  */
+    int K_hessian, K_contract;    /* K's two blocks                              */
+    wb_csr Gt;                    /* G^T; Gt_origin[e] = G's entry               */
+    int *Gt_origin;
+    wb_csr GK, GG;                /* the patterns of G K and G G^T               */
+    int *mark;                    /* n + m ints of scratch                       */
+    wb_block_matrix J;            /* the Newton matrix                           */
+    int identity[SPARK_MAX_S], stage_K[SPARK_MAX_S][SPARK_MAX_S];
+    int stage_Gt[SPARK_MAX_S][SPARK_MAX_S], position_G[SPARK_MAX_S][SPARK_MAX_S];
+    int hidden_B[SPARK_MAX_S], hidden_GK[SPARK_MAX_S], hidden_GG[SPARK_MAX_S];
+    double *values;               /* one block for the arrays below              */
+    double *inverse_mass;         /* n                                           */
+    double *Gv;                   /* G(Q_j) in G's pattern, s of them            */
+    double *KM;                   /* K_j M^-1 in K's pattern, s of them          */
+    double *Hv, *Tv;              /* Hess V and T(Q_j; L_j) of one stage         */
+    double *Bv, *Gtv;             /* B(q1; M^-1 p1) in G's pattern, one G_k^T    */
+    double *GKv, *GGv;            /* G M^-1 K_j M^-1 and G M^-1 G_k^T            */
+} spark_sparse;
 
 typedef struct spark {
     const wb_host *host;
@@ -46,9 +86,10 @@ typedef struct spark {
      * G(q1) M^-1, G(q1) M^-1 K_j M^-1; and m x m G(q1) M^-1 G_j^T */
     double *B, *BM, *GM, *GMKM;
     double *GG;
+    spark_sparse sp;
 } spark;
 
-enum { OPT_S, OPT_TOL, OPT_MAX_ITER, OPT_ITERATION, OPT_STEP_TOL };
+enum { OPT_S, OPT_TOL, OPT_MAX_ITER, OPT_ITERATION, OPT_STEP_TOL, OPT_LINEAR_SOLVER };
 static const wb_option_spec options[] = {
     {"s", WB_OPT_INTEGER, 3, 2, 8, NULL, NULL,
      "stages of the Lobatto IIIA-IIIB pair: order 2s-2 (s = 2 is RATTLE)"},
@@ -61,6 +102,8 @@ static const wb_option_spec options[] = {
     {"step_tol", WB_OPT_NUMBER, 0, 0, 1e-3, NULL, NULL,
      "also converged when the Newton update is below step_tol (1 + |x|): 1e-15 iterates "
      "to machine precision; 0 uses the residual test alone"},
+    WB_LINEAR_SOLVER_OPTION("G, Hess V and T(q; L) in patterns and a diagonal mass; the "
+                            "Newton matrix assembled in its nonzeros"),
 };
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL};
@@ -79,12 +122,28 @@ static double *stage_L(spark *k, double *x, int i)
     return x + (size_t)k->s * k->n + (size_t)i * k->m;
 }
 
+/* V_j = M^-1 P_j (dense or diagonal M^-1). */
+static void inverse_mass_times(const spark *k, const double *P, double *V)
+{
+    if (k->sp.ext)
+        for (int i = 0; i < k->n; i++)
+            V[i] = k->sp.inverse_mass[i] * P[i];
+    else
+        mat_vec(k->n, k->n, k->Minv, P, V);
+}
+
+/* G(Q_j): m x n rows, or its values in G's pattern (sparse). */
+static double *stage_G(spark *k, int j)
+{
+    return k->sp.ext ? k->sp.Gv + (size_t)j * k->sp.G->nnz : k->G + (size_t)j * k->m * k->n;
+}
+
 /* Q_i, F_i (and G_i = G(Q_i)) for all stages, and p1, from the unknowns x. */
 static void stages(spark *k, const double *x)
 {
     const int n = k->n, m = k->m, s = k->s;
     for (int j = 0; j < s; j++)
-        mat_vec(n, n, k->Minv, stage_P(k, (double *)x, j), k->V + (size_t)j * n);
+        inverse_mass_times(k, stage_P(k, (double *)x, j), k->V + (size_t)j * n);
     for (int i = 0; i < s; i++) {
         double *Qi = k->Q + (size_t)i * n;
         vec_copy(n, k->q0, Qi);
@@ -96,10 +155,15 @@ static void stages(spark *k, const double *x)
     }
     for (int j = 0; j < s; j++) {
         const double *Qj = k->Q + (size_t)j * n;
-        double *Fj = k->F + (size_t)j * n, *Gj = k->G + (size_t)j * m * n;
+        double *Fj = k->F + (size_t)j * n, *Gj = stage_G(k, j);
         wb_potential_gradient(k->model, Qj, Fj);
-        wb_constraint_jacobian(k->model, Qj, Gj);
         const double *L = stage_L(k, (double *)x, j);
+        if (k->sp.ext) {
+            k->sp.ext->jacobian_values(k->sp.self, Qj, Gj);
+            wb_csr_t_vec_add(k->sp.G, Gj, 1.0, L, Fj);
+            continue;
+        }
+        wb_constraint_jacobian(k->model, Qj, Gj);
         for (int c = 0; c < m; c++)
             vec_axpy(n, L[c], Gj + (size_t)c * n, Fj);
     }
@@ -130,8 +194,11 @@ static int residual(void *user, const double *x, double *r)
         for (int c = 0; c < m; c++)
             rc[(size_t)(i - 1) * m + c] /= k->h;
     }
-    mat_vec(n, n, k->Minv, k->p1, k->v); /* G(q1) M^-1 p1, q1 = Q_s */
-    mat_vec(m, n, k->G + (size_t)(s - 1) * m * n, k->v, rc + (size_t)(s - 1) * m);
+    inverse_mass_times(k, k->p1, k->v); /* G(q1) M^-1 p1, q1 = Q_s */
+    if (k->sp.ext)
+        wb_csr_mat_vec(k->sp.G, stage_G(k, s - 1), k->v, rc + (size_t)(s - 1) * m);
+    else
+        mat_vec(m, n, stage_G(k, s - 1), k->v, rc + (size_t)(s - 1) * m);
     return WB_OK;
 }
 
@@ -210,10 +277,76 @@ static void hidden_constraint_rows(spark *k, double *J)
     }
 }
 
+/* The same matrix in its nonzeros (linear_solver = sparse), block by block
+ * as momentum_rows, position_rows and hidden_constraint_rows above. */
+static void sparse_jacobian(spark *k, const double *x, double *J)
+{
+    spark_sparse *sp = &k->sp;
+    const int n = k->n, s = k->s, nnz_G = sp->G->nnz, nnz_K = sp->K.csr.pattern.nnz;
+    const double h = k->h, *Minv = sp->inverse_mass;
+    const double *G1 = stage_G(k, s - 1);
+    memset(J, 0, (size_t)sp->J.csr.pattern.nnz * sizeof(double));
+    for (int j = 0; j < s; j++) { /* K_j M^-1 */
+        const double *Qj = k->Q + (size_t)j * n;
+        double *KM = sp->KM + (size_t)j * nnz_K;
+        sp->ext->potential_hessian_values(sp->self, Qj, sp->Hv);
+        sp->ext->hessian_contract_values(sp->self, Qj, stage_L(k, (double *)x, j), sp->Tv);
+        memset(KM, 0, (size_t)nnz_K * sizeof(double));
+        wb_block_add(&sp->K, sp->K_hessian, 1.0, sp->Hv, Minv, KM);
+        wb_block_add(&sp->K, sp->K_contract, 1.0, sp->Tv, Minv, KM);
+    }
+    for (int i = 0; i < s; i++) {
+        wb_block_add(&sp->J, sp->identity[i], 1.0, NULL, NULL, J);
+        for (int kk = 0; kk < s; kk++) {
+            for (int j = 0; j < s && sp->stage_K[i][kk] >= 0; j++) {
+                const double w = h * h * k->ah[i * s + j] * k->a[j * s + kk];
+                if (w != 0.0)
+                    wb_block_add(&sp->J, sp->stage_K[i][kk], w, sp->KM + (size_t)j * nnz_K,
+                                 NULL, J);
+            }
+            if (sp->stage_Gt[i][kk] >= 0)
+                wb_block_add(&sp->J, sp->stage_Gt[i][kk], h * k->ah[i * s + kk],
+                             stage_G(k, kk), NULL, J);
+            if (i > 0 && sp->position_G[i][kk] >= 0)
+                wb_block_add(&sp->J, sp->position_G[i][kk], k->a[i * s + kk], stage_G(k, i),
+                             Minv, J);
+        }
+    }
+    inverse_mass_times(k, k->p1, k->v);
+    sp->ext->hessian_vector_values(sp->self, k->Q + (size_t)(s - 1) * n, k->v, sp->Bv);
+    for (int j = 0; j < s; j++) {
+        memset(sp->GKv, 0, (size_t)sp->GK.pattern.nnz * sizeof(double));
+        wb_csr_product_add(sp->G, G1, Minv, &sp->K.csr.pattern, sp->KM + (size_t)j * nnz_K,
+                           &sp->GK.pattern, 1.0, sp->mark, sp->GKv);
+        for (int kk = 0; kk < s; kk++) {
+            const double w = h * h * k->b[j] * k->a[j * s + kk];
+            if (w != 0.0 && sp->hidden_GK[kk] >= 0)
+                wb_block_add(&sp->J, sp->hidden_GK[kk], -w, sp->GKv, NULL, J);
+        }
+    }
+    for (int kk = 0; kk < s; kk++) {
+        if (sp->hidden_B[kk] >= 0)
+            wb_block_add(&sp->J, sp->hidden_B[kk], h * k->a[(s - 1) * s + kk], sp->Bv, Minv, J);
+        if (sp->hidden_GG[kk] < 0)
+            continue;
+        const double *Gk = stage_G(k, kk);
+        for (int e = 0; e < nnz_G; e++)
+            sp->Gtv[e] = Gk[sp->Gt_origin[e]];
+        memset(sp->GGv, 0, (size_t)sp->GG.pattern.nnz * sizeof(double));
+        wb_csr_product_add(sp->G, G1, Minv, &sp->Gt.pattern, sp->Gtv, &sp->GG.pattern, 1.0,
+                           sp->mark, sp->GGv);
+        wb_block_add(&sp->J, sp->hidden_GG[kk], -h * k->b[kk], sp->GGv, NULL, J);
+    }
+}
+
 static int jacobian(void *user, const double *x, double *J)
 {
     spark *k = user;
     stages(k, x);
+    if (k->sp.ext) {
+        sparse_jacobian(k, x, J);
+        return WB_OK;
+    }
     stage_hessians(k, x);
     memset(J, 0, (size_t)k->size * k->size * sizeof(double));
     momentum_rows(k, J);
@@ -231,39 +364,144 @@ static void destroy(void *inst)
         return;
     if (k->newton)
         k->host->newton_destroy(k->host, k->newton);
+    spark_sparse *sp = &k->sp;
+    wb_block_matrix_free(&sp->K);
+    wb_block_matrix_free(&sp->J);
+    wb_csr_free(&sp->Gt);
+    free(sp->Gt_origin);
+    wb_csr_free(&sp->GK);
+    wb_csr_free(&sp->GG);
+    free(sp->mark);
+    free(sp->values);
     free(k->x);
     free(k);
 }
 
-/* One block of doubles, owned by x, carved into the arrays. */
-static int allocate(spark *k)
+/* One block of doubles, owned by x, carved into the arrays; the dense
+ * path's matrices are empty on the sparse one. */
+static int allocate(spark *k, int sparse)
 {
     const size_t n = (size_t)k->n, m = (size_t)k->m, s = (size_t)k->s, N = (size_t)k->size;
-    const size_t doubles = 3 * N + n * n + 3 * s * n + s * m * n + s * n * n + 2 * n * n +
-                           2 * n + 4 * m * n + m * m;
+    const size_t nn = sparse ? 0 : n * n, mn = sparse ? 0 : m * n, mm = sparse ? 0 : m * m;
+    const size_t doubles =
+        3 * N + nn + 3 * s * n + s * mn + s * nn + 2 * nn + 2 * n + 4 * mn + mm;
     k->x = calloc(doubles, sizeof(double));
-    k->newton = k->host->newton_create(k->host, k->size);
-    if (!k->x || !k->newton)
+    if (!sparse)
+        k->newton = k->host->newton_create(k->host, k->size);
+    if (!k->x || (!sparse && !k->newton))
         return WB_ERR_NOMEM;
     double *p = k->x + N;
     k->saved = p, p += N;
     k->scale = p, p += N;
-    k->Minv = p, p += n * n;
+    k->Minv = p, p += nn;
     k->V = p, p += s * n;
     k->Q = p, p += s * n;
     k->F = p, p += s * n;
-    k->G = p, p += s * m * n;
-    k->KM = p, p += s * n * n;
-    k->hess = p, p += n * n;
-    k->T = p, p += n * n;
+    k->G = p, p += s * mn;
+    k->KM = p, p += s * nn;
+    k->hess = p, p += nn;
+    k->T = p, p += nn;
     k->v = p, p += n;
     k->p1 = p, p += n;
-    k->B = p, p += m * n;
-    k->BM = p, p += m * n;
-    k->GM = p, p += m * n;
-    k->GMKM = p, p += m * n;
+    k->B = p, p += mn;
+    k->BM = p, p += mn;
+    k->GM = p, p += mn;
+    k->GMKM = p, p += mn;
     k->GG = p;
     return WB_OK;
+}
+
+/* The Newton matrix's blocks where the tableau puts nonzero coefficients
+ * (rows: momenta, g(Q_i) for i >= 1, the hidden constraint; columns: P_k,
+ * L_k); 0 or -1 (out of memory). */
+static int place_blocks(spark *k)
+{
+    spark_sparse *sp = &k->sp;
+    const int n = k->n, m = k->m, s = k->s, hidden = s * n + (s - 1) * m;
+    const wb_sparse_pattern *K = &sp->K.csr.pattern;
+    wb_block_matrix *J = &sp->J;
+    wb_block_matrix_init(J, k->size, k->size);
+    int ok = 1;
+#define PLACE(id, row, col, pattern, transposed, size, nonzero)                           \
+    do {                                                                                  \
+        (id) = (nonzero) ? wb_block_place(J, row, col, pattern, transposed, size) : -1;   \
+        ok &= !(nonzero) || (id) >= 0;                                                    \
+    } while (0)
+    for (int i = 0; i < s; i++) {
+        PLACE(sp->identity[i], i * n, i * n, NULL, 0, n, 1);
+        for (int kk = 0; kk < s; kk++) {
+            int coupled = 0;
+            for (int j = 0; j < s; j++)
+                coupled |= k->ah[i * s + j] * k->a[j * s + kk] != 0.0;
+            PLACE(sp->stage_K[i][kk], i * n, kk * n, K, 0, 0, coupled);
+            PLACE(sp->stage_Gt[i][kk], i * n, s * n + kk * m, sp->G, 1, 0,
+                  k->ah[i * s + kk] != 0.0);
+            PLACE(sp->position_G[i][kk], s * n + (i - 1) * m, kk * n, sp->G, 0, 0,
+                  i > 0 && k->a[i * s + kk] != 0.0);
+        }
+    }
+    for (int kk = 0; kk < s; kk++) {
+        int coupled = 0;
+        for (int j = 0; j < s; j++)
+            coupled |= k->b[j] * k->a[j * s + kk] != 0.0;
+        PLACE(sp->hidden_B[kk], hidden, kk * n, sp->G, 0, 0, k->a[(s - 1) * s + kk] != 0.0);
+        PLACE(sp->hidden_GK[kk], hidden, kk * n, &sp->GK.pattern, 0, 0, coupled);
+        PLACE(sp->hidden_GG[kk], hidden, s * n + kk * m, &sp->GG.pattern, 0, 0,
+              k->b[kk] != 0.0);
+    }
+#undef PLACE
+    return ok && wb_block_matrix_build(J) == 0 ? 0 : -1;
+}
+
+/* The sparse path's structure: the model's patterns (checked), K's union
+ * pattern, the products' patterns, the Newton matrix and its workspace. */
+static int create_sparse(spark *k)
+{
+    spark_sparse *sp = &k->sp;
+    const wb_host *host = k->host;
+    const wb_model *model = k->model;
+    const int n = k->n, m = k->m, s = k->s;
+    const char *missing;
+    sp->ext = wb_sparse_usable(host, model, WB_SPARSE_NEEDS_HESSIANS, &missing);
+    sp->self = model->model_self;
+    sp->G = sp->ext->jacobian_pattern(sp->self);
+    const wb_sparse_pattern *H = sp->ext->potential_hessian_pattern(sp->self);
+    const wb_sparse_pattern *T = sp->T = sp->ext->hessian_contract_pattern(sp->self);
+    if (wb_sparse_check_pattern(host, model, sp->G, m, n, "G", "spark") != WB_OK ||
+        wb_sparse_check_pattern(host, model, H, n, n, "Hess V", "spark") != WB_OK ||
+        wb_sparse_check_pattern(host, model, T, n, n, "T(q; mu)", "spark") != WB_OK)
+        return WB_ERR_INVALID;
+    wb_block_matrix_init(&sp->K, n, n);
+    sp->K_hessian = wb_block_place(&sp->K, 0, 0, H, 0, 0);
+    sp->K_contract = wb_block_place(&sp->K, 0, 0, T, 0, 0);
+    if (sp->K_contract < 0 || wb_block_matrix_build(&sp->K) != 0 ||
+        wb_csr_transpose(sp->G, &sp->Gt, &sp->Gt_origin) != 0 ||
+        wb_csr_product_pattern(sp->G, &sp->K.csr.pattern, 0, &sp->GK) != 0 ||
+        wb_csr_product_pattern(sp->G, &sp->Gt.pattern, 0, &sp->GG) != 0 || place_blocks(k) != 0)
+        return WB_ERR_NOMEM;
+    const size_t nnz_G = (size_t)sp->G->nnz, nnz_K = (size_t)sp->K.csr.pattern.nnz;
+    sp->mark = calloc((size_t)n + (size_t)m + 1, sizeof(int));
+    sp->values = calloc((size_t)n + (s + 2) * nnz_G + s * nnz_K + (size_t)H->nnz +
+                            (size_t)T->nnz + (size_t)sp->GK.pattern.nnz +
+                            (size_t)sp->GG.pattern.nnz + 1,
+                        sizeof(double));
+    if (!sp->mark || !sp->values)
+        return WB_ERR_NOMEM;
+    double *p = sp->values;
+    sp->inverse_mass = p, p += n;
+    sp->Gv = p, p += s * nnz_G;
+    sp->Bv = p, p += nnz_G;
+    sp->Gtv = p, p += nnz_G;
+    sp->KM = p, p += s * nnz_K;
+    sp->Hv = p, p += H->nnz;
+    sp->Tv = p, p += T->nnz;
+    sp->GKv = p, p += sp->GK.pattern.nnz;
+    sp->GGv = p;
+    /* M is constant (wb_require_constant_mass): its diagonal at any q */
+    if (wb_sparse_inverse_mass(host, model, sp->ext, k->Q, sp->inverse_mass, "spark") != WB_OK)
+        return WB_ERR_INVALID;
+    k->newton = host->newton_create_sparse(host, &sp->J.csr.pattern);
+    return k->newton ? WB_OK : WB_ERR_NOMEM;
 }
 
 static int create(const wb_host *host, const wb_model *model, const wb_option_value *opts,
@@ -272,11 +510,15 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
     int status = wb_require_constant_mass(host, model, "spark");
     if (status != WB_OK)
         return status;
+    const int sparse = wb_sparse_choose(host, model, opts[OPT_LINEAR_SOLVER].string,
+                                        WB_SPARSE_NEEDS_HESSIANS, "spark");
+    if (sparse < 0)
+        return WB_ERR_INVALID;
     const int s = (int)opts[OPT_S].number;
     const wb_tableau *pair = host->tableau_family(host, "lobatto_iiia_iiib", s);
     if (!pair)
         return WB_ERR_INVALID;
-    if (pair->s != s || !pair->a2) {
+    if (pair->s != s || !pair->a2 || s > SPARK_MAX_S) {
         host->error(host, "spark: the host's Lobatto IIIA-IIIB pair has %d stages%s, "
                           "expected a pair of %d", pair->s, pair->a2 ? "" : " and no a2", s);
         return WB_ERR_INVALID;
@@ -295,13 +537,18 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
     k->newton_options.simplified = opts[OPT_ITERATION].string[0] == 's';
     k->newton_options.step_tol = opts[OPT_STEP_TOL].number;
     k->newton_options.struct_size = sizeof k->newton_options; /* with residual_scale */
-    if (allocate(k) != WB_OK) {
+    status = allocate(k, sparse);
+    if (status == WB_OK && sparse)
+        status = create_sparse(k);
+    if (status != WB_OK) {
         destroy(k);
-        host->error(host, "spark: out of memory");
-        return WB_ERR_NOMEM;
+        if (status == WB_ERR_NOMEM)
+            host->error(host, "spark: out of memory%s", sparse ? " for the sparse structure" : "");
+        return status;
     }
     k->newton_options.residual_scale = k->scale;
-    wb_constant_inverse_mass(model, k->Q, k->Minv); /* Q (s >= 2 stages) is free until a step */
+    if (!sparse) /* Q (s >= 2 stages) is free until a step */
+        wb_constant_inverse_mass(model, k->Q, k->Minv);
     *inst = k;
     return WB_OK;
 }
@@ -332,24 +579,60 @@ static int start(void *inst, double t, double h, const double *q, const double *
     return WB_OK;
 }
 
-/* The size of each residual row's terms at (q0, p0): momenta |p0| + h |F|,
- * g(Q_i) / h from G(q0) |q0| / h, and G(q1) M^-1 p1 from G(q0) |M^-1| times
- * the momentum size.  (k->B and k->v are free until the Newton solve.) */
+/* The size of each residual row's terms at (q0, p0): momenta |p0| + h |F|
+ * with F's constraint forces G^T L at the guess L, whose terms are
+ * |G(q0)|^T |L| and, G being made of coordinates (their differences for a
+ * chain, whose tensions grow with N), |T(q0; L)| |q0|; g(Q_i) / h from
+ * G(q0) |q0| / h,
+ * and G(q1) M^-1 p1 from G(q0) |M^-1| times the momentum size.  (k->B,
+ * k->sp.Bv and k->v are free until the Newton solve.) */
 static void row_scales(spark *k, double h, const double *q0, const double *p0)
 {
     const int n = k->n, m = k->m, s = k->s;
+    const double *L = stage_L(k, k->x, s - 1);
     double momentum = wb_momentum_scale(k->model, q0, p0, h, k->v);
+    double *rows = k->scale + (size_t)s * n, *hidden = rows + (size_t)(s - 1) * m;
+    double minv = 0.0; /* |M^-1| in the max norm */
+    double *force = k->v;
+    for (int i = 0; i < n; i++)
+        force[i] = 0.0;
+    const double q_size = wb_scale_max_abs(n, q0);
+    const spark_sparse *sp = &k->sp;
+    if (sp->ext) {
+        const wb_sparse_pattern *G = sp->G, *T = sp->T;
+        sp->ext->jacobian_values(sp->self, q0, sp->Bv);
+        for (int c = 0; c < m; c++)
+            for (int e = G->row_start[c]; e < G->row_start[c + 1]; e++)
+                force[G->columns[e]] += fabs(sp->Bv[e] * L[c]);
+        sp->ext->hessian_contract_values(sp->self, q0, L, sp->Tv);
+        for (int i = 0; i < n; i++)
+            for (int e = T->row_start[i]; e < T->row_start[i + 1]; e++)
+                force[i] += fabs(sp->Tv[e]) * q_size;
+        minv = wb_scale_max_abs(n, sp->inverse_mass) * n;
+    } else {
+        wb_constraint_jacobian(k->model, q0, k->B);
+        for (int c = 0; c < m; c++)
+            for (int i = 0; i < n; i++)
+                force[i] += fabs(k->B[(size_t)c * n + i] * L[c]);
+        wb_constraint_hessian_contract(k->model, q0, L, k->T);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                force[i] += fabs(k->T[(size_t)i * n + j]) * q_size;
+        for (int i = 0; i < n; i++)
+            minv = fmax(minv, wb_scale_max_abs(n, k->Minv + (size_t)i * n) * n);
+    }
+    momentum += fabs(h) * wb_scale_max_abs(n, force);
     for (int r = 0; r < s * n; r++)
         k->scale[r] = momentum;
-    wb_constraint_jacobian(k->model, q0, k->B);
-    double *rows = k->scale + (size_t)s * n;
-    wb_constraint_row_scales(m, n, k->B, wb_scale_max_abs(n, q0), fabs(h), rows);
+    if (sp->ext) {
+        wb_sparse_row_scales(sp->G, sp->Bv, q_size, fabs(h), rows);
+        wb_sparse_row_scales(sp->G, sp->Bv, minv * momentum, 1.0, hidden);
+    } else {
+        wb_constraint_row_scales(m, n, k->B, q_size, fabs(h), rows);
+        wb_constraint_row_scales(m, n, k->B, minv * momentum, 1.0, hidden);
+    }
     for (int i = 2; i < s; i++)
         vec_copy(m, rows, rows + (size_t)(i - 1) * m);
-    double minv = 0.0; /* |M^-1| in the max norm */
-    for (int i = 0; i < n; i++)
-        minv = fmax(minv, wb_scale_max_abs(n, k->Minv + (size_t)i * n) * n);
-    wb_constraint_row_scales(m, n, k->B, minv * momentum, 1.0, rows + (size_t)(s - 1) * m);
 }
 
 static int step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
