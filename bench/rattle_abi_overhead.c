@@ -31,10 +31,12 @@
  * their final states agree to the last bit; the program prints them and
  * their largest difference.
  *
- * Usage: bench_rattle_abi [steps] [--classic PATH] [--pendulum PATH]
+ * Usage: bench_rattle_abi [steps] [--classic PATH] [--pendulum PATH] [--only PATH]
  *   steps defaults to 10^7; the plugins default to <exe dir>/../plugins
  *   and <exe dir>/../models (the build tree), else the build directories
- *   known at compile time.
+ *   known at compile time.  --only abi|driver|linked|static|host runs that
+ *   one path once, for a whole-process timer or a profiler (callgrind's
+ *   instructions per step of one path, timings paired against another).
  */
 #include "run/driver.h"
 #include "host/host.h"
@@ -62,8 +64,9 @@
 enum { REPEATS = 3 };
 static const long long DEFAULT_STEPS = 10000000LL;
 static const double STEP_SIZE = 1e-3;
-/* The issue's goal: the ABI path costs at most this much over the static loop. */
-static const double OVERHEAD_GOAL = 0.05;
+/* The goal: the ABI path costs at most this much over the static loop
+ * (issue 12: within 1.5 times the hand-specialised loop). */
+static const double OVERHEAD_GOAL = 0.5;
 
 /* ---- small utilities ------------------------------------------------------- */
 
@@ -121,6 +124,7 @@ typedef struct bench_config {
     double h;
     char classic_path[PATH_MAX];
     char pendulum_path[PATH_MAX];
+    const char *only; /* one path's short name, or NULL: all of them */
 } bench_config;
 
 static int parse_steps(const char *text, long long *steps)
@@ -137,6 +141,7 @@ static int parse_arguments(int argc, char **argv, bench_config *cfg)
 {
     cfg->steps = DEFAULT_STEPS;
     cfg->h = STEP_SIZE;
+    cfg->only = NULL;
     default_plugin_path("plugins", "classic.so", WB_BENCH_PLUGIN_DIR, cfg->classic_path,
                         sizeof cfg->classic_path);
     default_plugin_path("models", "pendulum.so", WB_BENCH_MODEL_DIR, cfg->pendulum_path,
@@ -146,8 +151,11 @@ static int parse_arguments(int argc, char **argv, bench_config *cfg)
             snprintf(cfg->classic_path, sizeof cfg->classic_path, "%s", argv[++i]);
         } else if (strcmp(argv[i], "--pendulum") == 0 && i + 1 < argc) {
             snprintf(cfg->pendulum_path, sizeof cfg->pendulum_path, "%s", argv[++i]);
+        } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+            cfg->only = argv[++i];
         } else if (parse_steps(argv[i], &cfg->steps) != 0) {
-            fprintf(stderr, "usage: %s [steps] [--classic PATH] [--pendulum PATH]\n", argv[0]);
+            fprintf(stderr, "usage: %s [steps] [--classic PATH] [--pendulum PATH] "
+                            "[--only abi|driver|linked|static|host]\n", argv[0]);
             return -1;
         }
     }
@@ -308,6 +316,7 @@ static int run_abi_driver(const abi_setup *abi, long long steps, double h,
  * both paths integrate the very same problem. */
 typedef struct static_problem {
     double mass, length, gravity;
+    double inverse_mass; /* 1 / mass, once, as rattle.c takes M^-1 once */
     double tol;
     int max_iter;
     phase_state initial;
@@ -351,8 +360,8 @@ static inline step_start start_of_step(const static_problem *pb, double h,
     step_start s;
     for (int i = 0; i < 2; i++) {
         const double kicked = p0[i] - 0.5 * h * grad0[i];
-        s.drift[i] = q0[i] + h * (kicked / pb->mass);
-        s.W[i] = G0[i] / pb->mass;
+        s.drift[i] = q0[i] + h * (pb->inverse_mass * kicked);
+        s.W[i] = pb->inverse_mass * G0[i];
     }
     return s;
 }
@@ -388,9 +397,9 @@ static inline int finish_step(const static_problem *pb, double h, const double p
     G0[0] = 2.0 * q1[0], G0[1] = 2.0 * q1[1];
     for (int i = 0; i < 2; i++)
         half[i] += -0.5 * h * grad0[i];
-    tmp[0] = half[0] / pb->mass, tmp[1] = half[1] / pb->mass;
+    tmp[0] = pb->inverse_mass * half[0], tmp[1] = pb->inverse_mass * half[1];
     double mu = (2.0 / h) * dot2(G0, tmp);
-    GW[0] = G0[0] / pb->mass, GW[1] = G0[1] / pb->mass;
+    GW[0] = pb->inverse_mass * G0[0], GW[1] = pb->inverse_mass * G0[1];
     double S = dot2(G0, GW);
     if (host_solve) {
         int pivot;
@@ -440,8 +449,8 @@ static inline int scalar_newton(const static_problem *pb, const step_start *s, d
 
 /* "static inline": the whole run in one loop; every function of the model
  * and the solver is inlined and the FSAL cache is carried in locals.  The
- * divisions by the mass stay (as in the model's mass_solve) although m = 1:
- * dropping them would change nothing but the work being compared. */
+ * products with 1/m stay (as rattle.c scales by M^-1's diagonal) although
+ * m = 1: dropping them would change nothing but the work being compared. */
 static int run_static_inline(const static_problem *pb, long long steps, double h,
                              phase_state *final, wb_step_stats *stats)
 {
@@ -587,6 +596,7 @@ static int static_host_runner(const bench_context *ctx, phase_state *final, wb_s
 
 typedef struct path_plan {
     const char *name;
+    const char *short_name; /* for --only */
     path_runner run;
 } path_plan;
 
@@ -612,7 +622,8 @@ static int time_paths(const bench_context *ctx, const path_plan *plan, int count
 {
     for (int i = 0; i < count; i++)
         results[i] = (path_result){.name = plan[i].name, .best_seconds = INFINITY};
-    for (int round = 0; round < REPEATS; round++)
+    const int rounds = ctx->config->only ? 1 : REPEATS;
+    for (int round = 0; round < rounds; round++)
         for (int i = 0; i < count; i++)
             if (time_once(ctx, &plan[i], &results[i]) != 0)
                 return -1;
@@ -637,7 +648,7 @@ static void print_ratio(const path_result *abi, const path_result *reference)
 {
     const double ratio = abi->best_seconds / reference->best_seconds;
     printf("  %-32s / %-33s = %7.4f  (%+7.1f %%)  %s\n", abi->name, reference->name, ratio,
-           100.0 * (ratio - 1.0), ratio <= 1.0 + OVERHEAD_GOAL ? "within 5 %" : "OVER 5 %");
+           100.0 * (ratio - 1.0), ratio <= 1.0 + OVERHEAD_GOAL ? "within 1.5x" : "OVER 1.5x");
 }
 
 static void print_final_states(const path_result *paths, int count, double t_end)
@@ -649,7 +660,8 @@ static void print_final_states(const path_result *paths, int count, double t_end
         printf("%-34s %24.17g %24.17g %24.17g %24.17g\n", paths[i].name, s->q[0], s->q[1],
                s->p[0], s->p[1]);
     }
-    printf("max |difference| against \"%s\":\n", paths[0].name);
+    if (count > 1)
+        printf("max |difference| against \"%s\":\n", paths[0].name);
     for (int i = 1; i < count; i++) {
         const double d = max_state_difference(&paths[i].final, &paths[0].final);
         printf("  %-34s %.3e%s\n", paths[i].name, d, d == 0.0 ? "  (bitwise identical)" : "");
@@ -658,7 +670,8 @@ static void print_final_states(const path_result *paths, int count, double t_end
 
 static static_problem problem_from_instance(const abi_setup *abi)
 {
-    static_problem pb = {.mass = abi->mass, .length = abi->length, .gravity = abi->gravity,
+    static_problem pb = {.mass = abi->mass, .inverse_mass = 1.0 / abi->mass,
+                         .length = abi->length, .gravity = abi->gravity,
                          .tol = abi->tol, .max_iter = abi->max_iter, .initial = abi->initial};
     return pb;
 }
@@ -685,19 +698,34 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     static const path_plan plan[] = {
-        {"ABI: method->step loop", abi_step_loop_runner},
-        {"ABI: driver_run (every = steps)", abi_driver_runner},
-        {"linked rattle.c: step loop", linked_step_loop_runner},
-        {"static: inline Newton, 1x1 solve", static_inline_runner},
-        {"static: host newton/dense_solve", static_host_runner},
+        {"ABI: method->step loop", "abi", abi_step_loop_runner},
+        {"ABI: driver_run (every = steps)", "driver", abi_driver_runner},
+        {"linked rattle.c: step loop", "linked", linked_step_loop_runner},
+        {"static: inline Newton, 1x1 solve", "static", static_inline_runner},
+        {"static: host newton/dense_solve", "host", static_host_runner},
     };
     enum { PATHS = sizeof plan / sizeof plan[0] };
     path_result results[PATHS];
+    if (config.only) {
+        int status = -1;
+        for (int i = 0; i < PATHS; i++)
+            if (strcmp(plan[i].short_name, config.only) == 0 &&
+                (status = time_paths(&ctx, &plan[i], 1, results)) == 0) {
+                print_timings(results, 1, config.steps);
+                print_final_states(results, 1, (double)config.steps * config.h);
+            }
+        if (status != 0 && !host_has_error())
+            fprintf(stderr, "bench_rattle_abi: no path '%s' (abi, driver, linked, static, "
+                            "host)\n", config.only);
+        abi_teardown(&abi);
+        plugins_unload_all();
+        return status == 0 ? 0 : 1;
+    }
     int status = time_paths(&ctx, plan, PATHS, results);
     if (status == 0) {
         print_timings(results, PATHS, config.steps);
-        printf("\nratios ABI / static (goal: at most %.0f %% more than the static loop)\n",
-               100.0 * OVERHEAD_GOAL);
+        printf("\nratios ABI / static (goal: at most %.1fx the static loop)\n",
+               1.0 + OVERHEAD_GOAL);
         for (int a = 0; a < 3; a++)
             for (int s = 3; s < PATHS; s++)
                 print_ratio(&results[a], &results[s]);

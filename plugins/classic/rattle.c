@@ -19,7 +19,13 @@
  *           (wb.sparsity/1): G and W = M^-1 G^T live in G's nonzeros, the
  *           matrices in the pattern of G G^T, solved by the host's sparse
  *           LU (banded after reverse Cuthill-McKee): O(nnz) a step for a
- *           chain.  The Newton iteration is the host's in both. */
+ *           chain.  The Newton iteration is the host's in both.
+ *
+ * M^-1 is taken once, at create time, when M is diagonal (declared by
+ * wb.sparsity/1, or probed through the model's solve): a step scales by it
+ * instead of calling the model.  One constraint on the dense path (m = 1,
+ * a pendulum) has a step of its own: the same operations with the 1x1
+ * Newton iteration and solve written out and n = 2, 3 compiled as constants. */
 #include "classic.h"
 #include "wb_array.h"
 #include "wb_mass.h"
@@ -27,8 +33,10 @@
 #include "wb_sparse_method.h"
 #include "wb_vec.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* G, W = M^-1 G^T and the m x m matrices in G's sparsity (linear_solver =
  * sparse); NULL ext: the dense path. */
@@ -66,7 +74,13 @@ typedef struct rattle {
     double *scale;              /* the sizes of g_k's terms at q0 (Newton's test) */
     int *pivots;
     sparse_rows sparse;         /* W, G0, G1 are values in G's pattern when set */
+    int one_constraint;         /* m = 1, dense: step_one_constraint */
+    const double *minv_diagonal; /* M^-1's diagonal (n) when M is diagonal, else NULL */
 } rattle;
+
+/* Models up to this size have their constant mass probed for a diagonal at
+ * create time (O(n^2)); larger ones on the dense path keep the model's solve. */
+enum { PROBED_MASS_MAX = 512 };
 
 enum { OPT_TOL, OPT_MAX_ITER, OPT_LINEAR_SOLVER };
 static const wb_option_spec options[] = {
@@ -172,7 +186,7 @@ static int create_common(const wb_host *host, const wb_model *model,
     r->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
     /* the dense path's G0, G1, W (m x n) and S (m x m) */
     const size_t dense = sparse ? 0 : (size_t)m * n, square = sparse ? 0 : (size_t)m * m;
-    size_t doubles = (size_t)n * 6 + dense * 3 + square + (size_t)m * 6 + n;
+    size_t doubles = (size_t)n * 7 + dense * 3 + square + (size_t)m * 6 + n;
     r->drift = calloc(doubles, sizeof(double));
     r->pivots = calloc((size_t)m, sizeof(int));
     if (!sparse)
@@ -196,8 +210,11 @@ static int create_common(const wb_host *host, const wb_model *model,
     r->mu = p, p += m;
     r->saved_lambda = p, p += m;
     r->scale = p, p += m;
+    double *minv_diagonal = p;
+    p += n;
     r->newton_options.struct_size = sizeof r->newton_options;
     r->newton_options.residual_scale = r->scale;
+    r->one_constraint = !sparse && m == 1;
     if (sparse && (status = create_sparse(r)) != WB_OK) {
         if (status == WB_ERR_NOMEM)
             host->error(host, "rattle: out of memory for the sparse structure of '%s'",
@@ -205,6 +222,13 @@ static int create_common(const wb_host *host, const wb_model *model,
         destroy(r);
         return status;
     }
+    /* M^-1 once: its diagonal is the sparse path's by declaration, and a
+     * probed one on the dense path (half and tmp, adjacent, as scratch) */
+    if (sparse)
+        r->minv_diagonal = r->sparse.inverse_mass;
+    else if (n <= PROBED_MASS_MAX && wb_constant_inverse_mass_diagonal(model, r->half,
+                                                                       minv_diagonal))
+        r->minv_diagonal = minv_diagonal;
     *inst = r;
     return WB_OK;
 }
@@ -246,6 +270,17 @@ static int start(void *inst, double t, double h, const double *q, const double *
     vec_copy(r->m, aux, r->lambda);
     vec_copy(r->m, r->project_velocity ? aux + r->m : aux, r->mu);
     return WB_OK;
+}
+
+/* out = M^-1 x (M constant: q is any point) */
+static void inverse_mass_times(const rattle *r, const double *q, const double *x, double *out)
+{
+    if (!r->minv_diagonal) {
+        wb_mass_solve(r->model, q, x, out);
+        return;
+    }
+    for (int i = 0; i < r->n; i++)
+        out[i] = r->minv_diagonal[i] * x[i];
 }
 
 /* x += s A^T y for A = G(q) in rows (dense m x n, or values in G's pattern). */
@@ -327,7 +362,7 @@ static void point_values(rattle *r, const double *q, wb_step_stats *stats)
             sp->Wt[e] = r->W[sp->Gt_origin[e]];
     } else {
         for (int k = 0; k < r->m; k++)
-            wb_mass_solve(r->model, q, r->G0 + (size_t)k * n, r->W + (size_t)k * n);
+            inverse_mass_times(r, q, r->G0 + (size_t)k * n, r->W + (size_t)k * n);
     }
     vec_copy(n, q, r->cached_q);
     r->cache_valid = 1;
@@ -359,19 +394,238 @@ static int velocity_multiplier(rattle *r, const double *q1, wb_step_stats *stats
         int status = host->sparse_lu_factor(host, sp->lu, sp->Sv);
         return status != WB_OK ? status : host->sparse_lu_solve(host, sp->lu, 1, r->mu);
     }
-    wb_mass_solve(r->model, q1, r->half, r->tmp);
+    inverse_mass_times(r, q1, r->half, r->tmp);
     for (int i = 0; i < m; i++)
         r->mu[i] = (2.0 / r->h) * vec_dot(n, r->G0 + (size_t)i * n, r->tmp);
     row_products(r, r->G0, 1.0, r->S);
     return host->dense_solve(host, m, 1, r->S, r->pivots, r->mu);
 }
 
-static int step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
-                double *p1, wb_step_stats *stats)
+/* ---- one constraint --------------------------------------------------------
+ * m = 1 on the dense path (a pendulum, a spherical pendulum, a particle on a
+ * surface): the step below does the very floating-point operations of the
+ * general step and of the host's newton_solve and dense_solve for a 1x1
+ * system, in the same order, so the results agree to the last bit; what it
+ * saves is their size-generic loops, memcpy and callbacks, which cost (with
+ * the model's solve at every use of M^-1) four times the arithmetic at n = 2.  It is compiled for n = 2 and n = 3 as
+ * constants (the loops unrolled) and for any other n.  The instance's work
+ * arrays come in as restrict parameters: they overlap neither each other
+ * nor the caller's q0, p0, q1, p1 (which may overlap each other). */
+
+#define ONE_CONSTRAINT_INLINE static inline __attribute__((always_inline))
+
+/* The instance's arrays that one step reads and writes. */
+#define ONE_CONSTRAINT_ARRAYS                                                             \
+    double *restrict grad0, double *restrict G0, double *restrict W, double *restrict G1, \
+        double *restrict drift, double *restrict trial, double *restrict half,            \
+        double *restrict tmp, double *restrict cached_q
+
+ONE_CONSTRAINT_INLINE double dot_n(int n, const double *a, const double *b)
 {
-    rattle *r = inst;
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+/* vec_equal (bitwise) for a constant n: memcmp of one double is a load */
+ONE_CONSTRAINT_INLINE int equal_n(int n, const double *a, const double *b)
+{
+    for (int i = 0; i < n; i++)
+        if (memcmp(&a[i], &b[i], sizeof(double)) != 0)
+            return 0;
+    return 1;
+}
+
+/* out = M^-1 x, as inverse_mass_times */
+ONE_CONSTRAINT_INLINE void inverse_mass_n(const rattle *r, int n, const double *q,
+                                          const double *x, double *out)
+{
+    const double *minv = r->minv_diagonal;
+    if (!minv) {
+        wb_mass_solve(r->model, q, x, out);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        out[i] = minv[i] * x[i];
+}
+
+/* The host's newton_solve (no step_tol, settle_update or simplified
+ * iteration, a residual scale) for the one multiplier *lambda of
+ * g(q1(lambda)) = 0, q1 = drift + c lambda W; trial holds q1(*lambda) on
+ * return.  Same statistics and messages as the host's. */
+ONE_CONSTRAINT_INLINE int newton_one(const rattle *r, int n, double c, double scale,
+                                     double *lambda, const double *restrict drift,
+                                     const double *restrict W, double *restrict G1,
+                                     double *restrict trial, wb_step_stats *stats)
+{
+    const wb_host *host = r->host;
+    const double tol = r->newton_options.tol;
+    /* newton.c's row tolerance; the scale is a positive finite number here,
+     * and a comparison is what fmin(1, scale) computes for one */
+    const double row_tol = tol * (scale < 1.0 ? scale : 1.0);
+    const int max_iter = r->newton_options.max_iter;
+    double x = *lambda, residual_before = INFINITY, g;
+    for (int iterations = 0;; iterations++) {
+        const double a = c * x;
+        for (int i = 0; i < n; i++)
+            trial[i] = drift[i] + a * W[i];
+        stats->residual_evals++;
+        wb_constraints(r->model, trial, &g);
+        const double measure = fabs(g) / row_tol;
+        if (!isfinite(g)) {
+            host->error(host, "Newton: non-finite residual after %d iterations", iterations);
+            return WB_ERR_NONFINITE;
+        }
+        if (measure <= 1.0)
+            break;
+        if (iterations > 0 && !(measure < 0.5 * residual_before) &&
+            fabs(g) <= 64.0 * DBL_EPSILON * scale) /* the round-off floor: see newton.c */
+            break;
+        if (iterations >= max_iter) {
+            host->error(host, "Newton did not converge in %d iterations (residual %.3e, "
+                        "%.3g times the tolerance of its row, tolerance %.3e, relative "
+                        "to the row's terms where they are below 1)", iterations, fabs(g),
+                        measure, tol);
+            return WB_ERR_NEWTON;
+        }
+        stats->jacobian_evals++;
+        wb_constraint_jacobian(r->model, trial, G1);
+        const double J = c * dot_n(n, G1, W);
+        stats->linear_solves++;
+        if (!isfinite(J)) {
+            host->error(host, "lu_factor: the 1x1 matrix has a non-finite entry");
+            return WB_ERR_NONFINITE;
+        }
+        if (J == 0.0) {
+            host->error(host, "Newton: the Jacobian (1x1) is singular");
+            return WB_ERR_SINGULAR;
+        }
+        const double update = g / J;
+        stats->linear_solves++;
+        if (!isfinite(update)) {
+            host->error(host, "lu_solve: the solution is not finite (matrix nearly singular)");
+            return WB_ERR_NONFINITE;
+        }
+        x -= update;
+        residual_before = measure;
+        stats->newton_iterations++;
+    }
+    *lambda = x;
+    return WB_OK;
+}
+
+/* 1x1 dense_solve of S mu = mu, with its checks and messages. */
+ONE_CONSTRAINT_INLINE int solve_one(const rattle *r, double S, double *mu)
+{
+    const wb_host *host = r->host;
+    if (!isfinite(S)) {
+        host->error(host, "lu_factor: the 1x1 matrix has a non-finite entry");
+        return WB_ERR_NONFINITE;
+    }
+    if (S == 0.0) {
+        host->error(host, "lu_factor: the 1x1 matrix is singular (zero pivot 1)");
+        return WB_ERR_SINGULAR;
+    }
+    *mu = *mu / S;
+    if (!isfinite(*mu)) {
+        host->error(host, "lu_solve: the solution is not finite (matrix nearly singular)");
+        return WB_ERR_NONFINITE;
+    }
+    return WB_OK;
+}
+
+ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, double h, const double *q0,
+                                              const double *p0, double *q1, double *p1,
+                                              wb_step_stats *stats, ONE_CONSTRAINT_ARRAYS)
+{
+    if (!r->cache_valid || !equal_n(n, q0, cached_q)) { /* point_values at q0 */
+        wb_potential_gradient(r->model, q0, grad0);
+        wb_constraint_jacobian(r->model, q0, G0);
+        inverse_mass_n(r, n, q0, G0, W);
+        stats->function_evals++;
+    }
+    /* wb_constraint_row_scales with y_size = wb_scale_max_abs(q0); a
+     * comparison takes fmax's place (a NaN is skipped by both) */
+    double row = 0.0, size = 0.0;
+    for (int j = 0; j < n; j++) {
+        row += fabs(G0[j]);
+        size = fabs(q0[j]) > size ? fabs(q0[j]) : size;
+    }
+    const double scale = wb_scale_or_one(row * size / 1.0);
+    for (int i = 0; i < n; i++)
+        tmp[i] = p0[i] - 0.5 * h * grad0[i];
+    inverse_mass_n(r, n, q0, tmp, drift);
+    for (int i = 0; i < n; i++)
+        drift[i] = q0[i] + h * drift[i];
+    double lambda = r->lambda[0];
+    int status = newton_one(r, n, -0.5 * h * h, scale, &lambda, drift, W, G1, trial, stats);
+    if (status != WB_OK)
+        return status;
+    const double kick0 = -0.5 * h * lambda;
+    for (int i = 0; i < n; i++) {
+        half[i] = p0[i] - 0.5 * h * grad0[i];
+        half[i] += kick0 * G0[i];
+    }
+    /* point_values at q1: the next step's start */
+    wb_potential_gradient(r->model, trial, grad0);
+    wb_constraint_jacobian(r->model, trial, G0);
+    inverse_mass_n(r, n, trial, G0, W);
+    for (int i = 0; i < n; i++)
+        cached_q[i] = trial[i];
+    r->cache_valid = 1;
+    stats->function_evals++;
+    for (int i = 0; i < n; i++)
+        half[i] += -0.5 * h * grad0[i];
+    double mu = lambda;
+    if (r->project_velocity) {
+        stats->linear_solves++;
+        inverse_mass_n(r, n, trial, half, tmp);
+        mu = (2.0 / h) * dot_n(n, G0, tmp);
+        if ((status = solve_one(r, 1.0 * dot_n(n, G0, W), &mu)) != WB_OK)
+            return status;
+    }
+    r->lambda[0] = lambda, r->mu[0] = mu;
+    const double kick1 = -0.5 * h * mu;
+    for (int i = 0; i < n; i++) {
+        q1[i] = trial[i];
+        p1[i] = half[i] + kick1 * G0[i];
+    }
+    return WB_OK;
+}
+
+/* step_one_constraint for n = 2, 3 and any n, each its own function (its
+ * own registers and stack frame, not the general step's) */
+static __attribute__((noinline)) int step_one_2(rattle *r, double h, const double *q0,
+                                                const double *p0, double *q1, double *p1,
+                                                wb_step_stats *stats)
+{
+    return step_one_constraint(r, 2, h, q0, p0, q1, p1, stats, r->grad0, r->G0, r->W, r->G1,
+                               r->drift, r->q1, r->half, r->tmp, r->cached_q);
+}
+
+static __attribute__((noinline)) int step_one_3(rattle *r, double h, const double *q0,
+                                                const double *p0, double *q1, double *p1,
+                                                wb_step_stats *stats)
+{
+    return step_one_constraint(r, 3, h, q0, p0, q1, p1, stats, r->grad0, r->G0, r->W, r->G1,
+                               r->drift, r->q1, r->half, r->tmp, r->cached_q);
+}
+
+static __attribute__((noinline)) int step_one_n(rattle *r, double h, const double *q0,
+                                                const double *p0, double *q1, double *p1,
+                                                wb_step_stats *stats)
+{
+    return step_one_constraint(r, r->n, h, q0, p0, q1, p1, stats, r->grad0, r->G0, r->W,
+                               r->G1, r->drift, r->q1, r->half, r->tmp, r->cached_q);
+}
+
+/* The step for any m, dense or sparse. */
+static __attribute__((noinline)) int step_general(rattle *r, double h, const double *q0,
+                                                  const double *p0, double *q1, double *p1,
+                                                  wb_step_stats *stats)
+{
     const int n = r->n, m = r->m;
-    (void)t;
     r->h = h;
     start_values(r, q0, stats);
     if (r->sparse.ext)
@@ -381,7 +635,7 @@ static int step(void *inst, double t, double h, const double *q0, const double *
     /* drift = q0 + h M^-1 (p0 - h/2 grad V(q0)) */
     for (int i = 0; i < n; i++)
         r->tmp[i] = p0[i] - 0.5 * h * r->grad0[i];
-    wb_mass_solve(r->model, q0, r->tmp, r->drift);
+    inverse_mass_times(r, q0, r->tmp, r->drift);
     for (int i = 0; i < n; i++)
         r->drift[i] = q0[i] + h * r->drift[i];
     vec_copy(m, r->lambda, r->saved_lambda);
@@ -411,6 +665,18 @@ static int step(void *inst, double t, double h, const double *q0, const double *
     vec_copy(n, r->half, p1);
     add_transpose_times(r, r->G0, -0.5 * h, r->mu, p1);
     return WB_OK;
+}
+
+static int step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
+                double *p1, wb_step_stats *stats)
+{
+    rattle *r = inst;
+    (void)t;
+    if (!r->one_constraint)
+        return step_general(r, h, q0, p0, q1, p1, stats);
+    return r->n == 2   ? step_one_2(r, h, q0, p0, q1, p1, stats)
+           : r->n == 3 ? step_one_3(r, h, q0, p0, q1, p1, stats)
+                       : step_one_n(r, h, q0, p0, q1, p1, stats);
 }
 
 static void aux_values(const void *inst, double *out)

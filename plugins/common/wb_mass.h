@@ -20,21 +20,50 @@ static inline int wb_require_constant_mass(const wb_host *host, const wb_model *
     return WB_ERR_INVALID;
 }
 
-/* Minv (n x n row-major, n = model->nq) = M^-1, column by column through
- * the model's solve; scratch holds 2 n doubles.  Any q will do, since M is
- * constant: the unit vector being solved for serves as one. */
+/* Column j of M^-1 (M constant) into scratch + n, through the model's
+ * solve; scratch holds 2 n doubles (n = model->nq).  Any q will do, since M
+ * is constant: the unit vector being solved for serves as one. */
+static inline const double *wb_inverse_mass_column(const wb_model *model, int j,
+                                                   double *scratch)
+{
+    const int n = model->nq;
+    double *unit = scratch, *column = scratch + n;
+    for (int i = 0; i < n; i++)
+        unit[i] = (i == j);
+    wb_mass_solve(model, unit, unit, column);
+    return column;
+}
+
+/* Minv (n x n row-major) = M^-1, column by column. */
 static inline void wb_constant_inverse_mass(const wb_model *model, double *scratch,
                                             double *Minv)
 {
     const int n = model->nq;
-    double *unit = scratch, *column = scratch + n;
     for (int j = 0; j < n; j++) {
-        for (int i = 0; i < n; i++)
-            unit[i] = (i == j);
-        wb_mass_solve(model, unit, unit, column);
+        const double *column = wb_inverse_mass_column(model, j, scratch);
         for (int i = 0; i < n; i++)
             Minv[(size_t)i * n + j] = column[i];
     }
+}
+
+/* When the constant mass is diagonal, the diagonal of M^-1 (n = model->nq
+ * values) into `diagonal` and 1; else 0.  Probed column by column through
+ * the model's solve in O(n) memory (scratch: 2 n doubles) and O(n^2) time,
+ * once at create time: a step then scales by it instead of calling the
+ * model, and multiplies where the model's solve divides (p (1/m) against
+ * p / m: at most one rounding apart, identical for m = 1). */
+static inline int wb_constant_inverse_mass_diagonal(const wb_model *model, double *scratch,
+                                                    double *diagonal)
+{
+    const int n = model->nq;
+    for (int j = 0; j < n; j++) {
+        const double *column = wb_inverse_mass_column(model, j, scratch);
+        for (int i = 0; i < n; i++)
+            if (i != j && column[i] != 0.0)
+                return 0;
+        diagonal[j] = column[j];
+    }
+    return 1;
 }
 
 #endif
