@@ -44,6 +44,7 @@
 #include "run/model_instance.h"
 #include "host/plugins.h"
 
+#include "bench_host.h"
 #include "classic.h" /* plugins/classic/rattle.c, also linked into this program */
 
 #include <limits.h>
@@ -70,13 +71,6 @@ static const double OVERHEAD_GOAL = 0.5;
 
 /* ---- small utilities ------------------------------------------------------- */
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The pendulum's phase-space point: q = (x, y), p = (px, py). */
 typedef struct phase_state {
     double q[2], p[2];
@@ -90,31 +84,6 @@ static double max_state_difference(const phase_state *a, const phase_state *b)
         d = fmax(d, fabs(a->p[i] - b->p[i]));
     }
     return d;
-}
-
-static int file_exists(const char *path)
-{
-    return access(path, R_OK) == 0;
-}
-
-/* <exe dir>/../<sub>/<file> when it exists (build tree layout), else
- * <compiled_dir>/<file>. */
-static void default_plugin_path(const char *sub, const char *file, const char *compiled_dir,
-                                char *out, size_t size)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = '\0';
-            int written = snprintf(out, size, "%s/../%s/%s", exe, sub, file);
-            if (written > 0 && (size_t)written < size && file_exists(out))
-                return;
-        }
-    }
-    snprintf(out, size, "%s/%s", compiled_dir, file);
 }
 
 /* ---- command line ---------------------------------------------------------- */
@@ -142,9 +111,9 @@ static int parse_arguments(int argc, char **argv, bench_config *cfg)
     cfg->steps = DEFAULT_STEPS;
     cfg->h = STEP_SIZE;
     cfg->only = NULL;
-    default_plugin_path("plugins", "classic.so", WB_BENCH_PLUGIN_DIR, cfg->classic_path,
+    bench_plugin_path("plugins", "classic.so", WB_BENCH_PLUGIN_DIR, cfg->classic_path,
                         sizeof cfg->classic_path);
-    default_plugin_path("models", "pendulum.so", WB_BENCH_MODEL_DIR, cfg->pendulum_path,
+    bench_plugin_path("models", "pendulum.so", WB_BENCH_MODEL_DIR, cfg->pendulum_path,
                         sizeof cfg->pendulum_path);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--classic") == 0 && i + 1 < argc) {
@@ -188,35 +157,11 @@ static void abi_teardown(abi_setup *abi)
     model_instance_destroy(abi->model);
 }
 
-static double option_number(const method_config *cfg, const char *name)
-{
-    int index = method_config_find(cfg, name);
-    return index >= 0 ? cfg->values[index].number : NAN;
-}
-
-/* The method `name` of a loaded family.  (plugins_find_method would also
- * run the plugin discovery, which is not what is being measured.) */
-static const wb_method *family_method(const plugin *family, const char *name)
-{
-    if (family->entry->kind != WB_KIND_INTEGRATOR) {
-        host_error("'%s' is not an integrator family", family->path);
-        return NULL;
-    }
-    for (uint32_t i = 0; i < family->family->n_methods; i++)
-        if (strcmp(family->family->methods[i]->name, name) == 0)
-            return family->family->methods[i];
-    host_error("family '%s' has no method '%s'", family->family->name, name);
-    return NULL;
-}
-
 /* Value of the model parameter `name` in the instance (NAN if none). */
 static double model_parameter(const model_instance *mi, const char *name)
 {
-    const wb_model_class *cls = model_instance_plugin(mi)->model;
-    for (uint32_t i = 0; i < cls->n_params; i++)
-        if (strcmp(cls->params[i].name, name) == 0)
-            return model_instance_params(mi)[i];
-    return NAN;
+    return bench_model_parameter(model_instance_plugin(mi)->model, model_instance_params(mi),
+                                 name);
 }
 
 static int abi_setup_create(const bench_config *cfg, abi_setup *abi)
@@ -224,7 +169,7 @@ static int abi_setup_create(const bench_config *cfg, abi_setup *abi)
     memset(abi, 0, sizeof *abi);
     const plugin *family = plugins_load_file(cfg->classic_path);
     const plugin *model = family ? plugins_load_file(cfg->pendulum_path) : NULL;
-    const wb_method *method = model ? family_method(family, "rattle") : NULL;
+    const wb_method *method = model ? bench_family_method(family, "rattle") : NULL;
     if (!method)
         goto fail;
     if (model->entry->kind != WB_KIND_MODEL || strcmp(model->entry->name, "pendulum") != 0) {
@@ -245,8 +190,8 @@ static int abi_setup_create(const bench_config *cfg, abi_setup *abi)
     abi->mass = model_parameter(abi->model, "m");
     abi->length = model_parameter(abi->model, "l");
     abi->gravity = model_parameter(abi->model, "g");
-    abi->tol = option_number(abi->method, "tol");
-    abi->max_iter = (int)option_number(abi->method, "max_iter");
+    abi->tol = bench_option_number(abi->method, "tol");
+    abi->max_iter = (int)bench_option_number(abi->method, "max_iter");
     return 0;
 fail:
     fprintf(stderr, "bench_rattle_abi: %s\n", host_last_error());
@@ -604,10 +549,10 @@ typedef struct path_plan {
 static int time_once(const bench_context *ctx, const path_plan *plan, path_result *out)
 {
     wb_step_stats stats = {.struct_size = sizeof stats};
-    const double start = now_seconds();
+    const double start = bench_now_seconds();
     if (plan->run(ctx, &out->final, &stats) != 0)
         return -1;
-    const double seconds = now_seconds() - start;
+    const double seconds = bench_now_seconds() - start;
     out->best_seconds = fmin(out->best_seconds, seconds);
     out->stats = stats;
     return 0;
