@@ -45,16 +45,24 @@ typedef struct four_particles {
 
 enum { P_M1, P_M2, P_M3, P_M4, P_K13, P_K24, P_L13, P_L24, P_L12, P_L34 };
 static const wb_param_spec params[] = {
-    {"m1", 1.0, 1e-12, 1e12, "mass of particle 1"},
-    {"m2", 3.0, 1e-12, 1e12, "mass of particle 2"},
-    {"m3", 2.3, 1e-12, 1e12, "mass of particle 3"},
-    {"m4", 1.7, 1e-12, 1e12, "mass of particle 4"},
+    {"m1", 1.0, 1e-6, 1e12,
+     "mass of particle 1; each mass at least 1e-6: a mass 1e-9 times the others makes the "
+     "constrained methods' matrices (G M^-1 G^T) too ill-conditioned to converge at any step"},
+    {"m2", 3.0, 1e-6, 1e12, "mass of particle 2 (at least 1e-6: see m1)"},
+    {"m3", 2.3, 1e-6, 1e12, "mass of particle 3 (at least 1e-6: see m1)"},
+    {"m4", 1.7, 1e-6, 1e12, "mass of particle 4 (at least 1e-6: see m1)"},
     {"k13", 50.0, 0.0, 1e12, "stiffness of the spring between particles 1 and 3"},
     {"k24", 500.0, 0.0, 1e12, "stiffness of the spring between particles 2 and 4"},
     {"l13", 1.0, 1e-12, 1e12, "rest length of the spring 1-3"},
     {"l24", 1.0, 1e-12, 1e12, "rest length of the spring 2-4"},
-    {"l12", 1.0, 1e-12, 1e12, "length of the rigid bar 1-2"},
-    {"l34", 1.0, 1e-12, 1e12, "length of the rigid bar 3-4"},
+    {"l12", 1.0, 1e-4, 1e12,
+     "length of the rigid bar 1-2; at least 1e-4: the bar is a difference of positions of "
+     "size 1, round-off eps against l^2 in its constraint, and at 1e-6 some methods fail at "
+     "every step"},
+    {"l34", 1.0, 1e-4, 1e12,
+     "length of the rigid bar 3-4; at least 1e-4: the bar is a difference of positions of "
+     "size 1, round-off eps against l^2 in its constraint, and at 1e-6 some methods fail at "
+     "every step"},
 };
 
 static const char *const invariant_names[] = {"L1", "L2", "L3", "J1", "J2", "J3"};

@@ -45,7 +45,10 @@ static const wb_param_spec params[] = {
     {"i1", 5.3014e-4, 1e-12, 1e12, "principal moment of inertia about d1 (centre of mass)"},
     {"i2", 5.3014e-4, 1e-12, 1e12, "principal moment of inertia about d2 (centre of mass)"},
     {"i3", 5.3014e-4, 1e-12, 1e12, "principal moment of inertia about the symmetry axis d3"},
-    {"l", 0.075, 1e-12, 1e12, "distance of the centre of mass from the fixed tip along d3"},
+    {"l", 0.075, 1e-12, 1e4,
+     "distance of the centre of mass from the fixed tip along d3; at most 1e4: the director "
+     "form mixes the position l d3 with unit directors, and at l = 1e5 (m l^2 / i = 1e13 at "
+     "the defaults) the constrained methods' matrices are singular in double precision"},
     {"g", 9.81, 0.0, 1e12, "gravitational acceleration"},
     {"alpha0", 1.0471975511965976, -10.0, 10.0, "initial nutation angle (rotation about e1)"},
     {"omega_p", 10.0, -1e6, 1e6, "initial precession rate (about e3)"},

@@ -37,7 +37,10 @@ static const wb_param_spec params[] = {
     {"i1", 5.3014e-4, 1e-12, 1e12, "principal moment of inertia about d1 (centre of mass)"},
     {"i2", 5.3014e-4, 1e-12, 1e12, "principal moment of inertia about d2 (centre of mass)"},
     {"i3", 5.3014e-4, 1e-12, 1e12, "principal moment of inertia about the symmetry axis d3"},
-    {"l", 0.075, 1e-12, 1e12, "distance of the centre of mass from the fixed tip along d3"},
+    {"l", 0.075, 1e-12, 1e8,
+     "distance of the centre of mass from the fixed tip along d3; at most 1e8: the "
+     "steady-precession spin grows with m g l / (i3 omega_p), and at l = 1e12 (spin ~1e15) "
+     "no step of the Lie-group methods stays finite"},
     {"g", 9.81, 0.0, 1e12, "gravitational acceleration"},
     {"alpha0", 1.0471975511965976, -10.0, 10.0, "initial nutation angle (rotation about e1)"},
     {"omega_p", 10.0, -1e6, 1e6, "initial precession rate (about e3)"},

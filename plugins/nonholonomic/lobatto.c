@@ -134,7 +134,7 @@ static int allocate(lobatto *L)
                              10 * d * N;
     const size_t global = 3 * d * d + 4 * d + 2 * d * d + 2 * k * d + k + 6 * d * N +
                           3 * d * d + 5 * d + 2 * d + 6 * d + d + 60 + 3 * k + 2 * N + 3 * N +
-                          N * N + d * d * d;
+                          N * N + d * d * d + N;
     L->st = calloc(s, sizeof *L->st);
     L->own = calloc(2 * s, sizeof *L->own);
     L->ipiv = calloc(d + 1, sizeof(int));
@@ -149,6 +149,7 @@ static int allocate(lobatto *L)
     L->fd_r1 = carve(&c, N);
     L->fd_r2 = carve(&c, N);
     L->fd_J = carve(&c, N * N);
+    L->scale = carve(&c, N);
     for (size_t i = 0; i < s; i++) {
         stage *S = &L->st[i];
         S->X = carve(&c, d), S->Xm = carve(&c, d), S->eta = carve(&c, d);
@@ -282,6 +283,8 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
         host->error(host, "nonholonomic.lobatto: out of memory");
         return WB_ERR_NOMEM;
     }
+    L->newton_options.struct_size = sizeof L->newton_options; /* with residual_scale */
+    L->newton_options.residual_scale = L->scale;
     retraction_setup(L);
     if (!flat && retraction == RETRACTION_CAY)
         build_tensor(L, L->zero_d, L->D0);
@@ -406,6 +409,7 @@ static int step(void *inst, double t, double h, const double *q0, const double *
     for (int j = 0; j < L->n_unknown_nu; j++)
         vec_copy(k, L->nu0, L->x + (size_t)s * d + (size_t)j * k);
     vec_copy(L->N, L->x, L->guess);
+    lobatto_row_scales(L, L->x);
     if (L->check_jacobian) {
         int row, col;
         const double gap = lobatto_jacobian_gap(L, L->x, &row, &col);

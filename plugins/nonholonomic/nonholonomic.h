@@ -109,6 +109,7 @@ typedef struct lobatto {
     wb_newton *newton;
     wb_newton_options newton_options;
     double *x, *guess, *fd_x, *fd_r1, *fd_r2, *fd_J;
+    double *scale;              /* N: the sizes of each residual row's terms     */
 } lobatto;
 
 /* ---- retraction.c: tau, its trivialised derivatives and their derivatives ---- */
@@ -135,6 +136,13 @@ void matrix_of(lobatto *L, void (*map)(lobatto *, const double *, const double *
 /* ---- system.c: the residual and its Jacobian ---------------------------------- */
 int lobatto_residual(void *user, const double *x, double *r);
 int lobatto_jacobian(void *user, const double *x, double *J);
+/* The sizes of the terms each residual row is made of at x (the step's
+ * guess), into L->scale for wb_newton_options.residual_scale: momentum rows
+ * |S^T| |y| + |AdS| |z| (on a vector space |Pi^i| + |p0| + h sum |ah| |N|),
+ * constraint rows |A| |eta| (/ h on momenta).  SE(2) far from its origin
+ * has momenta of 1e6 |v| made of terms of 1e12: an absolute tolerance
+ * there is below round-off. */
+void lobatto_row_scales(lobatto *L, const double *x);
 /* The step's outputs from the last residual: q1 = G_s, p1 = mu^s. */
 int lobatto_outputs(lobatto *L, const double *x, double *q1, double *p1);
 /* Central differences of the residual against the analytic Jacobian:

@@ -22,6 +22,7 @@
  * the retraction's derivatives by the chain rule. */
 #include "nonholonomic.h"
 
+#include "wb_residual_scale.h"
 #include "wb_vec.h"
 
 #include <math.h>
@@ -381,6 +382,65 @@ int lobatto_residual(void *user, const double *x, double *r)
         }
     }
     return WB_OK;
+}
+
+void lobatto_row_scales(lobatto *L, const double *x)
+{
+    const int d = L->d, s = L->s, k = L->k;
+    if (evaluate_all(L, x, 0) != WB_OK) {
+        for (int r = 0; r < L->N; r++)
+            L->scale[r] = 1.0; /* the absolute test; the solve reports the failure */
+        return;
+    }
+    /* the largest terms of the momenta mu^i = mu(G_i, eta_i): |Jxi| |eta|
+     * (SE(2) at a distance t: m t^2 w, cancelling to a momentum of m t |v|) */
+    double *terms = L->v3, *row_size = L->v4;
+    memset(terms, 0, (size_t)d * sizeof(double));
+    for (int i = 0; i < s; i++) {
+        stage *S = &L->st[i];
+        model_second(L, S->G, S->eta, S->Jxi, NULL, NULL);
+        for (int c = 0; c < d; c++) {
+            double size = fabs(S->Pi[c]);
+            for (int j = 0; j < d; j++)
+                size += fabs(S->Jxi[c * d + j] * S->eta[j]);
+            terms[c] = fmax(terms[c], size);
+        }
+    }
+    for (int i = 0; i < s; i++) {
+        double *si = L->scale + (size_t)i * d;
+        iiib_bracket(L, i, L->z);
+        for (int c = 0; c < d; c++) {
+            row_size[c] = terms[c] + fabs(L->p0[c]) + fabs(L->z[c]);
+            for (int j = 0; j < s; j++)
+                row_size[c] += fabs(L->h * L->b[j] * L->st[j].N[c]);
+        }
+        if (L->flat) {
+            for (int c = 0; c < d; c++)
+                si[c] = wb_scale_or_one(row_size[c]);
+            continue;
+        }
+        /* r_i = S^T y - AdS z: the maps spread each row's terms */
+        const double *AdS = L->st[s - 1].AdS;
+        for (int c = 0; c < d; c++) {
+            double size = 0.0;
+            for (int j = 0; j < d; j++)
+                size += (fabs(L->S[j * d + c]) + fabs(AdS[c * d + j])) * row_size[j];
+            si[c] = wb_scale_or_one(size);
+        }
+    }
+    double *sc = L->scale + (size_t)s * d;
+    for (int b = 0; b < L->n_rows; b++) {
+        const constraint_row *row = &L->rows[b];
+        const stage *S = &L->st[row->stage];
+        const double *eta = S->eta;
+        if (row->on_momentum) {
+            iiia_momentum(L, row->stage, L->y, L->mu_row);
+            model_velocity(L, S->G, L->mu_row, L->eta_c);
+            eta = L->eta_c;
+        }
+        wb_constraint_row_scales(k, d, S->A, wb_scale_max_abs(d, eta),
+                                 row->on_momentum ? fabs(L->h) : 1.0, sc + (size_t)b * k);
+    }
 }
 
 int lobatto_outputs(lobatto *L, const double *x, double *q1, double *p1)

@@ -1,9 +1,29 @@
 -- Every model at every declared parameter bound, with every method that
--- applies, at a step of 1/100 of the time scale of its initial state (a
--- survey, not a test: workbench tests/fuzz/ranges.lua).  Prints each run
--- that failed or was refused and the counts; the report of issue 13 quotes
--- them.  A bound where a model cannot be created or no method can step is a
--- declared range that is not the accepted one.
+-- applies, 20 steps at 1/100 of the time scale of its initial state,
+-- retried at h/10, h/100, ... h/1e8 when that fails.  The estimate sees the
+-- velocities and the potential's gradient at the start only: a model whose
+-- fast scale is elsewhere (a stiff spring at rest, the Lie-group models,
+-- whose force it does not see) needs the smaller steps, which are counted
+-- apart (ok at h/1e1..1e4, ok only below h/1e4).  Prints each run that
+-- failed or was refused and the counts.  A bound where no step lets a
+-- method step is a declared range that is not the accepted one: a failed
+-- check, unless the case is listed in ranges_open.txt (open work, with its
+-- reason); a listed case that steps fails too, so that the list only shrinks.
+--   workbench tests/fuzz/ranges.lua            the whole survey (~5 min: see `heavy`)
+--   workbench tests/fuzz/ranges.lua suite      the survey without `heavy` (the test suite's)
+--   workbench tests/fuzz/ranges.lua MODEL      one model
+local suite = arg[1] == "suite"
+local only_model = not suite and arg[1] or nil
+-- pendulum_chain at N = 10000: the dense methods allocate and clear
+-- gigabytes (SHAKE's m x n matrices: 4.8 GB) and take 265 of the survey's
+-- 270 CPU seconds; the suite leaves it to the full survey.
+local heavy = {["pendulum_chain N max"] = true}
+local here = arg[0]:match("^(.*)/[^/]*$") or "."
+local open_cases = {}
+for line in io.lines(here .. "/ranges_open.txt") do
+  local case = line:match("^([^#]-)%s*#") or line:match("^(.-)%s*$")
+  if case ~= "" then open_cases[case] = false end
+end
 local function max_abs(v) local m = 0 for _, x in ipairs(v) do m = math.max(m, math.abs(x)) end return m end
 local function time_scale(m)
   local q, p = m:initial()
@@ -20,9 +40,12 @@ local function time_scale(m)
   return tau < math.huge and tau or 1
 end
 local methods = wb.list_methods()
-local counts = {runs = 0, ok = 0, ok_smaller = 0, refused = 0, failed = 0, model_refused = 0}
+local counts = {runs = 0, ok = 0, ok_smaller = 0, ok_tiny = 0, refused = 0, failed = 0,
+                model_refused = 0}
 local failures = {}
+local timings = {}
 for _, name in ipairs(wb.list_models()) do
+ if not only_model or name == only_model then
   local info = wb.model(name)
   local specs = {}
   -- parameter names from m.params
@@ -30,6 +53,8 @@ for _, name in ipairs(wb.list_models()) do
   table.sort(specs)
   for _, pname in ipairs(specs) do
     for _, which in ipairs{"min", "max"} do
+     if not (suite and heavy[name .. " " .. pname .. " " .. which]) then
+      local clock = os.clock()
       -- find range: try via error message of an out-of-range value
       local ok, err = pcall(wb.model, name, {[pname] = which == "min" and -1e308 or 1e308})
       local lo, hi = tostring(err):match("outside %[([^,]+), ([^%]]+)%]")
@@ -46,24 +71,31 @@ for _, name in ipairs(wb.list_models()) do
             if meth:applies_to(m) then
               counts.runs = counts.runs + 1
               local okr, sol = pcall(wb.integrate, {model = m, method = meth, h = h, steps = 20, every = 20})
-              if okr then counts.ok = counts.ok + 1
+              local case = string.format("%s %s=%s %s", name, pname, tostring(value), mname)
+              if okr then
+                counts.ok = counts.ok + 1
+                if open_cases[case] ~= nil then open_cases[case] = true end
               elseif tostring(sol):find("failed:") then
                 -- a step too large for a multi-scale extreme, or a method
                 -- that fails at any step: smaller steps tell them apart
                 local smaller
-                for k = 1, 4 do
+                for k = 1, 8 do
                   if pcall(wb.integrate, {model = m, method = meth, h = h / 10^k, steps = 20, every = 20}) then
                     smaller = k
                     break
                   end
                 end
                 if smaller then
-                  counts.ok_smaller = counts.ok_smaller + 1
+                  if smaller <= 4 then counts.ok_smaller = counts.ok_smaller + 1
+                  else counts.ok_tiny = counts.ok_tiny + 1 end
+                  if open_cases[case] ~= nil then open_cases[case] = true end
                 else
                   counts.failed = counts.failed + 1
+                  wb.check(open_cases[case] ~= nil, case .. ": steps at some step down to h/1e8",
+                           tostring(sol):sub(1, 300))
                 end
                 failures[#failures + 1] = string.format("%s %s=%s h=%.3g %s: %s%s", name, pname, tostring(value), h, mname,
-                  smaller and string.format("[steps at h/1e%d] ", smaller) or "[fails down to h/1e4] ", tostring(sol):sub(1, 200))
+                  smaller and string.format("[steps at h/1e%d] ", smaller) or "[fails down to h/1e8] ", tostring(sol):sub(1, 200))
               else
                 counts.refused = counts.refused + 1
                 failures[#failures + 1] = string.format("REFUSED %s %s=%s %s: %s", name, pname, tostring(value), mname, tostring(sol):sub(1, 160))
@@ -72,9 +104,20 @@ for _, name in ipairs(wb.list_models()) do
           end
         end
       end
+      timings[#timings + 1] = {os.clock() - clock, name .. " " .. pname .. " " .. which}
+     end
     end
   end
+ end
+end
+wb.check(counts.runs >= (only_model and 1 or 1000),
+         string.format("the survey ran %d (model, bound, method) runs", counts.runs))
+for case, stepped in pairs(open_cases) do
+  wb.check(not stepped, case .. ": listed as open in ranges_open.txt, fails at every step")
 end
 for _, f in ipairs(failures) do print(f) end
-print(string.format("runs %d ok %d ok-at-a-smaller-step %d failed-at-every-step %d refused %d models refused %d",
-  counts.runs, counts.ok, counts.ok_smaller, counts.failed, counts.refused, counts.model_refused))
+table.sort(timings, function(a, b) return a[1] > b[1] end)
+for i = 1, math.min(15, #timings) do print(string.format("slowest: %.2f s %s", timings[i][1], timings[i][2])) end
+print(string.format("runs %d ok %d ok-at-h/1e1..1e4 %d ok-only-below-h/1e4 %d failed-at-every-step %d "
+  .. "refused %d models refused %d", counts.runs, counts.ok, counts.ok_smaller, counts.ok_tiny,
+  counts.failed, counts.refused, counts.model_refused))
