@@ -71,6 +71,8 @@ typedef struct rattle {
     double *cached_q;           /* the q that grad0, G0 and W belong to */
     int cache_valid;
     double *half, *tmp, *S, *lambda, *mu, *saved_lambda;
+    double *trial_lambda;       /* the lambda that q1 belongs to, when trial_valid */
+    int trial_valid;
     double *scale;              /* the sizes of g_k's terms at q0 (Newton's test) */
     int *pivots;
     sparse_rows sparse;         /* W, G0, G1 are values in G's pattern when set */
@@ -186,7 +188,7 @@ static int create_common(const wb_host *host, const wb_model *model,
     r->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
     /* the dense path's G0, G1, W (m x n) and S (m x m) */
     const size_t dense = sparse ? 0 : (size_t)m * n, square = sparse ? 0 : (size_t)m * m;
-    size_t doubles = (size_t)n * 7 + dense * 3 + square + (size_t)m * 6 + n;
+    size_t doubles = (size_t)n * 7 + dense * 3 + square + (size_t)m * 7 + n;
     r->drift = calloc(doubles, sizeof(double));
     r->pivots = calloc((size_t)m, sizeof(int));
     if (!sparse)
@@ -209,6 +211,7 @@ static int create_common(const wb_host *host, const wb_model *model,
     r->lambda = p, p += m;
     r->mu = p, p += m;
     r->saved_lambda = p, p += m;
+    r->trial_lambda = p, p += m;
     r->scale = p, p += m;
     double *minv_diagonal = p;
     p += n;
@@ -312,11 +315,18 @@ static void row_products(rattle *r, const double *rows, double c, double *S)
                        S);
 }
 
-/* q1(lambda) = drift - h^2/2 W lambda */
+/* q1(lambda) = drift - h^2/2 W lambda.  Newton asks for the Jacobian at
+ * the lambda of the residual it has just evaluated, and the step for q1 at
+ * the solution, the last residual's lambda: q1 is kept for its lambda
+ * (O(m) to compare, O(nnz) to form). */
 static void trial_position(rattle *r, const double *lambda)
 {
+    if (r->trial_valid && vec_equal(r->m, lambda, r->trial_lambda))
+        return;
     vec_copy(r->n, r->drift, r->q1);
     add_transpose_times(r, r->W, -0.5 * r->h * r->h, lambda, r->q1);
+    vec_copy(r->m, lambda, r->trial_lambda);
+    r->trial_valid = 1;
 }
 
 /* G(q) into rows (dense m x n, or G's values). */
@@ -638,6 +648,7 @@ static __attribute__((noinline)) int step_general(rattle *r, double h, const dou
     inverse_mass_times(r, q0, r->tmp, r->drift);
     for (int i = 0; i < n; i++)
         r->drift[i] = q0[i] + h * r->drift[i];
+    r->trial_valid = 0; /* a new drift */
     vec_copy(m, r->lambda, r->saved_lambda);
     int status = r->host->newton_solve(r->host, r->newton, position_residual, position_jacobian,
                                        r, r->lambda, &r->newton_options, stats, NULL);

@@ -1,4 +1,5 @@
-/* Sparse LU through LAPACK's banded LU: the unknowns are reordered by
+/* Sparse LU through LAPACK's banded LU algorithm (dgbtf2/dgbtrs, written
+ * out below): the unknowns are reordered by
  * reverse Cuthill-McKee (George and Liu), which gathers the nonzeros of a
  * matrix whose graph is long and thin (a chain, a rod, a stage-by-link
  * block system) into a narrow band, and dgbtrf/dgbtrs factor and solve
@@ -9,7 +10,6 @@
 #include "wb_sparse.h"
 #include "wb_vec.h"
 
-#include <lapacke.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -233,6 +233,97 @@ static int plan(wb_sparse_lu *lu, const wb_sparse_pattern *p)
     return status;
 }
 
+/* ---- the banded LU ---------------------------------------------------------------
+ * Reference LAPACK's dgbtf2 (which dgbtrf calls for a band this narrow)
+ * and dgbtrs, written out: the same pivots and the same floating-point
+ * operations in the same order (so the same bits), without a BLAS call
+ * (idamax, dswap, dscal, dger, dtbsv) per column, which costs several
+ * times the arithmetic of a tridiagonal band.  AB is LAPACK's band storage
+ * (column-major, ldab rows, the factor's rows kv = kl + ku above the
+ * diagonal); indices below are 0-based. */
+
+#define BAND(AB, ldab, row, col) ((AB)[(size_t)(col) * (size_t)(ldab) + (size_t)(row)])
+
+/* dgbtf2 for an n x n band matrix: 0, or j + 1 for a zero pivot in column j
+ * (the factorization still completes, as LAPACK's does). */
+static int band_lu_factor(int n, int kl, int ku, double *AB, int ldab, int *ipiv)
+{
+    const int kv = ku + kl;
+    int info = 0, ju = 0;
+    /* fill-in of columns ku+1 .. kv-1 (the band was zeroed: kept for the
+     * order of operations only where it matters, i.e. nowhere) */
+    for (int j = 0; j < n; j++) {
+        if (j + kv < n)
+            for (int i = 0; i < kl; i++)
+                BAND(AB, ldab, i, j + kv) = 0.0;
+        const int km = kl < n - 1 - j ? kl : n - 1 - j;
+        int jp = 0; /* idamax: the first largest |.| */
+        double largest = fabs(BAND(AB, ldab, kv, j));
+        for (int i = 1; i <= km; i++)
+            if (fabs(BAND(AB, ldab, kv + i, j)) > largest)
+                largest = fabs(BAND(AB, ldab, kv + i, j)), jp = i;
+        ipiv[j] = jp + j + 1; /* 1-based, as LAPACK */
+        if (BAND(AB, ldab, kv + jp, j) == 0.0) {
+            if (info == 0)
+                info = j + 1;
+            continue;
+        }
+        const int reach = j + ku + jp < n - 1 ? j + ku + jp : n - 1;
+        ju = ju > reach ? ju : reach;
+        if (jp != 0) /* swap rows j and j + jp over columns j .. ju */
+            for (int c = 0; c <= ju - j; c++) {
+                double *a = &AB[(size_t)(j + c) * ldab + kv + jp - c];
+                double *b = &AB[(size_t)(j + c) * ldab + kv - c];
+                const double t = *a;
+                *a = *b, *b = t;
+            }
+        if (km > 0) {
+            const double r = 1.0 / BAND(AB, ldab, kv, j);
+            for (int i = 1; i <= km; i++)
+                BAND(AB, ldab, kv + i, j) = r * BAND(AB, ldab, kv + i, j);
+            for (int c = 1; c <= ju - j; c++) { /* dger: column j + c, if y != 0 */
+                const double y = BAND(AB, ldab, kv - c, j + c);
+                if (y == 0.0)
+                    continue;
+                const double t = -1.0 * y;
+                for (int i = 1; i <= km; i++)
+                    BAND(AB, ldab, kv - c + i, j + c) += BAND(AB, ldab, kv + i, j) * t;
+            }
+        }
+    }
+    return info;
+}
+
+/* dgbtrs ('N', one right-hand side) with the factors of band_lu_factor. */
+static void band_lu_solve(int n, int kl, int ku, const double *AB, int ldab, const int *ipiv,
+                          double *b)
+{
+    const int kd = ku + kl; /* the diagonal's row in AB */
+    if (kl > 0)
+        for (int j = 0; j < n - 1; j++) {
+            const int lm = kl < n - 1 - j ? kl : n - 1 - j;
+            const int l = ipiv[j] - 1;
+            if (l != j) {
+                const double t = b[l];
+                b[l] = b[j], b[j] = t;
+            }
+            if (b[j] != 0.0) { /* dger with y = b_j */
+                const double t = -1.0 * b[j];
+                for (int i = 1; i <= lm; i++)
+                    b[j + i] += BAND(AB, ldab, kd + i, j) * t;
+            }
+        }
+    const int k = kl + ku; /* dtbsv: upper, k superdiagonals, not unit */
+    for (int j = n - 1; j >= 0; j--) {
+        if (b[j] == 0.0)
+            continue;
+        b[j] = b[j] / BAND(AB, ldab, kd, j);
+        const double t = b[j];
+        for (int i = j - 1; i >= 0 && i >= j - k; i--)
+            b[i] = b[i] - t * BAND(AB, ldab, kd - (j - i), j);
+    }
+}
+
 wb_sparse_lu *sparse_lu_create(const wb_host *host, const wb_sparse_pattern *p)
 {
     char why[160];
@@ -280,16 +371,11 @@ int sparse_lu_factor(const wb_host *host, wb_sparse_lu *lu, const double *values
     memset(lu->band, 0, (size_t)lu->ldab * (size_t)lu->n * sizeof(double));
     for (int e = 0; e < lu->nnz; e++)
         lu->band[lu->place[e]] = values[e];
-    lapack_int info = LAPACKE_dgbtrf_work(LAPACK_COL_MAJOR, lu->n, lu->n, lu->kl, lu->ku,
-                                          lu->band, lu->ldab, lu->pivots);
+    const int info = band_lu_factor(lu->n, lu->kl, lu->ku, lu->band, lu->ldab, lu->pivots);
     if (info > 0) {
         host->error(host, "sparse_lu_factor: the %dx%d matrix is singular (zero pivot %d)",
-                    lu->n, lu->n, (int)info);
+                    lu->n, lu->n, info);
         return WB_ERR_SINGULAR;
-    }
-    if (info < 0) {
-        host->error(host, "sparse_lu_factor: LAPACK rejected argument %d", (int)-info);
-        return WB_ERR_INTERNAL;
     }
     return WB_OK;
 }
@@ -301,12 +387,7 @@ int sparse_lu_solve(const wb_host *host, wb_sparse_lu *lu, int nrhs, double *B)
         double *b = B + (size_t)k * n;
         for (int i = 0; i < n; i++)
             lu->work[i] = b[lu->order[i]];
-        lapack_int info = LAPACKE_dgbtrs_work(LAPACK_COL_MAJOR, 'N', n, lu->kl, lu->ku, 1,
-                                              lu->band, lu->ldab, lu->pivots, lu->work, n);
-        if (info != 0) {
-            host->error(host, "sparse_lu_solve: LAPACK rejected argument %d", (int)-info);
-            return WB_ERR_INTERNAL;
-        }
+        band_lu_solve(n, lu->kl, lu->ku, lu->band, lu->ldab, lu->pivots, lu->work);
         for (int i = 0; i < n; i++)
             b[lu->order[i]] = lu->work[i];
     }
