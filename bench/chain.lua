@@ -10,6 +10,15 @@
 -- The dense SPARK and VI rows stop at N = 100 (9 and 5 unknowns a link:
 -- at N = 300 a step takes seconds).
 --
+-- Measured (Release, 2026-11-25, the 2-core machine shared with three other
+-- sessions, so wall times are noisy): sparse s a step at N = 10, 100, 10^3,
+-- 10^4: spark 123 us, 1.45 ms, 17.3 ms, 339 ms (exponent 1.14);
+-- ggl.vi_theta 69 us, 530 us, 8.3 ms, 185 ms (1.15; Newton 3.0 -> 4.0
+-- iterations a step at 10^4); rattle 1.14, shake 1.06.  Callgrind
+-- instructions inside newton_solve a step, N = 10^3 -> 10^4: spark 1.29e8
+-- -> 1.29e9 (x 10.0), vi_theta 8.03e7 -> 9.52e8 (x 11.9, x 9.0 per Newton
+-- iteration).
+--
 -- Each configuration runs `repeats` times and the fastest run counts; the
 -- number of steps is about `work` / N so each run takes a similar time.
 -- Only the first and last states are recorded (every = steps).

@@ -8,7 +8,15 @@
  *     model's patterns, their transposes, products) placed at offsets, its
  *     pattern built once at create time and each block's values added
  *     through a precomputed map, so that assembling it costs its nonzeros.
- * Building allocates (create time); adding values never does. */
+ * Building allocates (create time); adding values never does.
+ *
+ * Why a diagonal mass only: the Newton matrices hold M^-1 (G M^-1 G^T,
+ * K M^-1, G M^-1 K M^-1), and the inverse of a sparse non-diagonal M (a
+ * banded one included) is dense in general, so they would fill in.  A
+ * constant sparse M needs M kept on the matrix side instead (the saddle
+ * point [M G^T; G 0] for RATTLE, V_j = M^-1 P_j as unknowns with rows
+ * M V_j - P_j for SPARK) and M's pattern and values from the model, which
+ * wb.sparsity/1 does not declare (mass_diagonal only). */
 #ifndef WB_SPARSE_METHOD_H
 #define WB_SPARSE_METHOD_H
 
