@@ -20,7 +20,8 @@ int hbvm_alloc(hbvm *it)
     const size_t n = (size_t)it->n, m = (size_t)it->m, s = (size_t)it->s, k = (size_t)it->k;
     const size_t size = (size_t)it->size;
     const size_t doubles = n * n + size + m + k * n * (2 + m) + s * n * (2 + 2 * m) + m * m +
-                           2 * size + size * size + k * n * n + k * m * n + 2 * n * n + 12 * n;
+                           2 * size + size * size + k * n * n + k * m * n + 2 * n * n + 12 * n +
+                           s * s;
     double *p = calloc(doubles, sizeof(double));
     it->pivots = calloc(size + 1, sizeof(int));
     if (!p || !it->pivots) {
@@ -56,6 +57,7 @@ int hbvm_alloc(hbvm *it)
     it->increment = take(&p, 2 * n);
     it->sum.carry = take(&p, 2 * n);
     it->sum.last = take(&p, 2 * n);
+    it->shift = take(&p, s * s);
     wb_constant_inverse_mass(it->model, it->work, it->Minv);
     return WB_OK;
 }
@@ -68,8 +70,36 @@ void hbvm_free(hbvm *it)
     it->pivots = NULL;
 }
 
+/* P_j(x) = sqrt(2j + 1) L_j(2x - 1), by the Legendre recurrence. */
+static double legendre_shifted(int j, double x)
+{
+    const double y = 2.0 * x - 1.0;
+    double previous = 1.0, current = y;
+    if (j == 0)
+        return 1.0;
+    for (int d = 1; d < j; d++) {
+        const double next = ((2.0 * d + 1.0) * y * current - d * previous) / (d + 1.0);
+        previous = current, current = next;
+    }
+    return sqrt(2.0 * j + 1.0) * current;
+}
+
+/* The integrand has degree 2s - 2 <= 2k - 1: the k-point Gauss rule is exact. */
+void hbvm_shift_matrix(hbvm *it)
+{
+    const int s = it->s, k = it->k;
+    for (int i = 0; i < s; i++)
+        for (int j = 0; j < s; j++) {
+            double sum = 0.0;
+            for (int l = 0; l < k; l++)
+                sum += it->basis.W[i * k + l] * legendre_shifted(j, 1.0 + it->basis.c[l]);
+            it->shift[i * s + j] = sum;
+        }
+}
+
 void hbvm_restart(hbvm *it)
 {
+    it->history_valid = 0;
     wb_compensated_restart(&it->sum);
 }
 
@@ -366,10 +396,23 @@ static int newton(hbvm *it, wb_step_stats *stats)
 
 /* ---- the step ------------------------------------------------------------------------------ */
 
-/* gamma_0 = M^-1 p0, the other coefficients zero: the constant-velocity path. */
-static void first_guess(hbvm *it)
+/* The last step's path extrapolated (continuing), or gamma_0 = M^-1 p0 and
+ * the other coefficients zero: the constant-velocity path. */
+static void first_guess(hbvm *it, int continuing)
 {
-    const int n = it->n;
+    const int n = it->n, s = it->s;
+    if (continuing) {
+        double *next = it->dx; /* scratch before the iteration */
+        for (int e = 0; e < s * n; e++)
+            next[e] = 0.0;
+        for (int i = 0; i < s; i++)
+            for (int j = 0; j < s; j++)
+                vec_axpy(n, it->shift[i * s + j], gamma_of(it, it->x, j),
+                         gamma_of(it, next, i));
+        vec_copy(s * n, next, it->x);
+        vec_copy(it->m, it->lambda, lambda_of(it, it->x));
+        return;
+    }
     wb_mass_solve(it->model, it->q0, it->p0, it->x);
     for (int e = n; e < it->s * n; e++)
         it->x[e] = 0.0;
@@ -410,12 +453,20 @@ int hbvm_solve_step(hbvm *it, double h, const double *q0, const double *p0, doub
     it->h = h, it->q0 = q0, it->p0 = p0;
     vec_copy(it->n, q0, it->start);
     vec_copy(it->n, p0, it->start + it->n);
+    const int continuing = it->extrapolate && it->history_valid && it->sum.have_last &&
+                           h == it->last_h && vec_equal(2 * it->n, it->start, it->sum.last);
     wb_compensated_begin(&it->sum, 2 * it->n, it->start);
-    first_guess(it);
+    first_guess(it, continuing);
     int status = it->iteration == HBVM_FIXED_POINT ? fixed_point(it, stats) : newton(it, stats);
+    if (status != WB_OK && continuing) { /* an extrapolation can mislead: once more, plain */
+        first_guess(it, 0);
+        status = it->iteration == HBVM_FIXED_POINT ? fixed_point(it, stats) : newton(it, stats);
+    }
+    it->history_valid = 0;
     if (status != WB_OK)
         return status; /* it->lambda still belongs to the last accepted step */
     update(it, q1, p1);
+    it->history_valid = it->extrapolate, it->last_h = h;
     vec_copy(it->m, lambda_of(it, it->x), it->lambda);
     return WB_OK;
 }

@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OPT_K, OPT_S, OPT_ITERATION, OPT_TOL, OPT_MAX_ITER, OPT_COMPENSATED, OPT_COUNT };
+enum { OPT_K, OPT_S, OPT_ITERATION, OPT_TOL, OPT_MAX_ITER, OPT_COMPENSATED, OPT_START,
+       OPT_COUNT };
 
 static const wb_option_spec options[OPT_COUNT] = {
     {"k", WB_OPT_INTEGER, 0, 0, 64, NULL, NULL,
@@ -33,6 +34,9 @@ static const wb_option_spec options[OPT_COUNT] = {
     {"max_iter", WB_OPT_INTEGER, 200, 1, 10000, NULL, NULL, "iterations per step"},
     {"compensated", WB_OPT_BOOLEAN, 1, 0, 1, NULL, NULL,
      "compensated summation of the update (round-off grows like a random walk)"},
+    {"start", WB_OPT_CHOICE, 0, 0, 0, "extrapolate", "extrapolate|plain",
+     "each step's path starts as the last step's polynomial extrapolated (its Legendre "
+     "coefficients one step later), or (plain) as the constant-velocity path"},
 };
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, NULL};
@@ -45,7 +49,18 @@ static const wb_aux_spec aux[] = {
             "lambda(t_n) (times 'start', the paper's comparison), second order against "
             "lambda(t_n + h/2) (times 'mid')"},
     WB_COMPENSATED_AUX_SPECS,
+    {.name = "start", .size_kind = WB_AUX_VELOCITY_BLOCKS, .time = WB_AUX_AT_NODE,
+     .doc = "the last step's Legendre coefficients gamma_j (s blocks): the next step's "
+            "extrapolated start", .flags = WB_AUX_UNRECORDED},
+    {.name = "start_valid", .size_kind = WB_AUX_FIXED, .size = 1, .time = WB_AUX_AT_NODE,
+     .doc = "1 when start holds the step that ended here", .flags = WB_AUX_UNRECORDED},
 };
+
+/* start: s blocks of nv. */
+static uint32_t aux_blocks(const wb_option_value *opts, uint32_t group)
+{
+    return group == 3 ? (uint32_t)opts[OPT_S].number : 0u;
+}
 
 static int nodes_of(const wb_option_value *opts)
 {
@@ -108,6 +123,8 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
         destroy(it);
         return status;
     }
+    it->extrapolate = strcmp(opts[OPT_START].string, "extrapolate") == 0;
+    hbvm_shift_matrix(it);
     *inst = it;
     return WB_OK;
 }
@@ -135,7 +152,6 @@ static int start(void *inst, double t, double h, const double *q, const double *
                  const double *carried)
 {
     hbvm *it = inst;
-    (void)h;
     if (!carried)
         return reset(inst, t, q, p);
     hbvm_restart(it);
@@ -143,6 +159,12 @@ static int start(void *inst, double t, double h, const double *q, const double *
     vec_copy(it->n, q, it->start);
     vec_copy(it->n, p, it->start + it->n);
     wb_compensated_resume(&it->sum, 2 * it->n, it->start, carried + it->m);
+    const double *path = carried + it->m + 2 * it->n, *valid = path + (size_t)it->s * it->n;
+    it->history_valid = it->extrapolate && valid[0] != 0.0;
+    if (it->history_valid) {
+        vec_copy(it->s * it->n, path, it->x);
+        it->last_h = h;
+    }
     return WB_OK;
 }
 
@@ -151,6 +173,10 @@ static void aux_values(const void *inst, double *out)
     const hbvm *it = inst;
     vec_copy(it->m, it->lambda, out);
     wb_compensated_state(&it->sum, 2 * it->n, out + it->m);
+    double *path = out + it->m + 2 * it->n, *valid = path + (size_t)it->s * it->n;
+    for (int e = 0; e < it->s * it->n; e++)
+        path[e] = it->history_valid ? it->x[e] : 0.0;
+    valid[0] = it->history_valid;
 }
 
 /* Order 2 is what the method guarantees on every model it handles (with
@@ -211,6 +237,7 @@ static const wb_method hbvm_method = {
     .start = start,
     .step = step,
     .aux_values = aux_values,
+    .aux_blocks = aux_blocks,
     .describe_model = describe_model,
 };
 

@@ -73,10 +73,19 @@ typedef struct hbvm {
     double *start;         /* (q0, p0), 2 n: the update's summands, ...          */
     double *increment;     /* ... (q1 - q0, p1 - p0), 2 n ...                    */
     wb_compensated sum;    /* ... and their compensated sum                      */
+    /* the extrapolated start: x after a step holds its path's coefficients;
+     * the next step's path is taken as that polynomial one step later,
+     * gamma_i <- sum_j T_ij gamma_j, T_ij = int_0^1 P_i(c) P_j(1 + c) dc */
+    int extrapolate;       /* option start = "extrapolate"                      */
+    int history_valid;     /* x holds the path of the step that ended at sum.last */
+    double last_h;
+    double *shift;         /* T, s x s                                          */
     int *pivots;
 } hbvm;
 
 int hbvm_alloc(hbvm *it);
+/* T_ij = int_0^1 P_i(c) P_j(1 + c) dc into it->shift (after hbvm_alloc). */
+void hbvm_shift_matrix(hbvm *it);
 void hbvm_free(hbvm *it);
 void hbvm_restart(hbvm *it);
 int hbvm_solve_step(hbvm *it, double h, const double *q0, const double *p0, double *q1,
