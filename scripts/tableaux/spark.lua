@@ -12,7 +12,13 @@
 --     (a restatement of Newton's stopping rule, which tests both);
 --   * energy bounded without drift over 10^5 steps (h = 0.01): the largest
 --     error over the last tenth of the run is at most twice that over the
---     first tenth; the vertical angular momentum conserved;
+--     first half (not the first tenth: on the double spherical pendulum,
+--     s = 3, the envelope grows from 7.3e-8 over the first 2000 steps to
+--     ~3e-7 and stays there: tenths of 10^5 steps 2.9e-7 ... 3.8e-7 with
+--     either Newton start; over --quick's 2 x 10^4 steps the last tenth was
+--     1.95 x the first with the plain start, 4.2 x with the extrapolated
+--     one, a trajectory-dependent envelope, not a drift); the vertical
+--     angular momentum conserved;
 --   * s = 2 is RATTLE: the two agree to round-off with tight tolerances.
 --
 --   workbench scripts/tableaux/spark.lua           10^5 steps
@@ -45,9 +51,11 @@ for _, name in ipairs{"spherical_pendulum", "double_spherical_pendulum"} do
       "%s, s = %d: |G M^-1 p| within the Newton tolerance (restates the stopping rule)", name, s))
     local e = sol:column("energy_error")
     local first, last = wb.tenths(e)
-    wb.printf("  %d steps: energy error max %.2e (first tenth) %.2e (last tenth), %.1f Newton iterations per step, %.2f s\n",
-              long_steps, first, last, sol.stats.mean_newton_iterations, sol.stats.seconds)
-    wb.expect_below(last, 2 * first, string.format("%s, s = %d: no energy drift over %d steps", name, s, long_steps))
+    local half = 0 -- the chaotic double pendulum's envelope is still growing over the first tenth
+    for i = 1, #e // 2 do half = math.max(half, math.abs(e[i])) end
+    wb.printf("  %d steps: energy error max %.2e (first tenth) %.2e (first half) %.2e (last tenth), %.1f Newton iterations per step, %.2f s\n",
+              long_steps, first, half, last, sol.stats.mean_newton_iterations, sol.stats.seconds)
+    wb.expect_below(last, 2 * half, string.format("%s, s = %d: no energy drift over %d steps", name, s, long_steps))
     wb.expect_below(wb.drift(sol:column("Lz")), 1e-11, string.format("%s, s = %d: Lz conserved", name, s))
     if s == 3 then
       wb.plot{file = "plots/tableaux/spark_energy_" .. name .. ".png",
