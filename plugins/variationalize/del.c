@@ -18,9 +18,11 @@
  * (q2+, theta2+) = P(dhat+(w2)), lhat+ = DP(dhat+(w2))^T lambda+ and
  * muhat = DP(dhat-(w2))^T mu at the projection data (qbar, theta+), which
  * E3 makes those of dhat-(w2).  Then qbar' = q2+, mu' = lambda+.  The rows
- * of E1 that pair with v are O(h): they are divided by h (pitfall 9); the
- * momentum rows by max(1, |mu|) and the junction rows by max(1, |qbar|), so
- * that the tolerance is relative for large states.
+ * of E1 that pair with v are O(h): they are divided by h (pitfall 9).
+ * Newton's test is relative to the size of each row's terms at the step's
+ * start (residual_scales: wb_newton_options.residual_scale), so that one
+ * tol serves a pendulum of length 1e-12 and of 1e12; the forward
+ * differences step relative to the size of (q, v) where it is below 1.
  *
  * Newton's matrix: the columns of (q2, v2) by forward differences of the
  * exact residual (they hold second derivatives of the layer, which the
@@ -28,6 +30,7 @@
  * theta+ in closed form. */
 #include "variationalize.h"
 #include "wb_array.h"
+#include "wb_residual_scale.h"
 #include "wb_vec.h"
 
 #include <float.h>
@@ -97,7 +100,7 @@ int vz_del_create(const wb_host *host, const wb_model *model, const vz_options *
         {&del->Gbar, M * N + 1}, {&del->Gp, M * N + 1}, {&del->DPt, N * N},
         {&del->dmu, M * N + 1}, {&del->Ha, N * N}, {&del->r_shift, nx}, {&del->x_shift, nx},
         {&del->v1buf, N},   {&del->vtmp, 2 * N}, {&del->r_base, nx}, {&del->wmu, N},
-        {&del->rhs_n, N},   {&del->unit_m, M + 1}, {&del->row_scale, nx}, {&del->init_matrix, ni * ni},
+        {&del->rhs_n, N},   {&del->unit_m, M + 1}, {&del->residual_scale, nx}, {&del->init_matrix, ni * ni},
         {&del->init_rhs, ni}, {&del->q0m, N}, {&del->th0m, M + 1}, {&del->q0p, N},
         {&del->th0p, M + 1}, {&del->DPm, N * N}, {&del->DPp, N * N},
     };
@@ -252,8 +255,10 @@ static int del_residual(void *user, const double *x, double *r)
         status = vz_pull(&del->proj, del->q2p, del->th2p, 1, lam, del->lhat);
     if (status == WB_OK)
         status = vz_pull(&del->proj, del->qbar, th, 1, del->mu, del->muhat);
-    if (status != WB_OK)
+    if (status != WB_OK) {
+        del->evaluation_failed = 1;
         return status;
+    }
     /* E1 */
     double *E1 = r, *work = del->vtmp;
     for (int j = 0; j < dim; j++)
@@ -285,23 +290,13 @@ static int del_residual(void *user, const double *x, double *r)
     if (!vec_all_finite(del->nx, r)) {
         del->host->error(del->host, "vi: non-finite residual of the discrete Euler-Lagrange "
                                     "equations");
+        del->evaluation_failed = 1;
         return WB_ERR_NONFINITE;
     }
-    for (int i = 0; i < del->nx; i++)
-        r[i] *= del->row_scale[i];
     vec_copy(del->nx, x, del->x_last);
     if (r != del->r)
         vec_copy(del->nx, r, del->r); /* the residual at x_last, for the Jacobian */
     return WB_OK;
-}
-
-/* Rows times their scale (the residual's), in the columns from `first` on. */
-static void scale_rows(vz_del *del, double *J, int first)
-{
-    const int nx = del->nx;
-    for (int r = 0; r < nx; r++)
-        for (int c = first; c < nx; c++)
-            J[r * nx + c] *= del->row_scale[r];
 }
 
 /* The closed-form columns at x (whose residual is current): lambda+, nu1+,
@@ -332,10 +327,8 @@ static int analytic_columns(vz_del *del, const double *x, double *J)
             J[(n + i) * nx + c2] = -del->G2[a * n + i] / h;
         }
     }
-    if (m == 0) {
-        scale_rows(del, J, OFF_L(del));
+    if (m == 0)
         return WB_OK;
-    }
     /* theta+: d muhat / d theta_a = -K^-T [H_a(qbar) W muhat; 0]; E3: -W G(qbar)^T */
     const double *W = del->proj.W;
     double *unit = del->unit_m, *Wmu = del->wmu, *rhs = del->rhs_n;
@@ -362,7 +355,6 @@ static int analytic_columns(vz_del *del, const double *x, double *J)
         for (int i = 0; i < n; i++)
             J[(dim + m + i) * nx + col] = -rhs[i];
     }
-    scale_rows(del, J, OFF_L(del));
     return WB_OK;
 }
 
@@ -383,15 +375,18 @@ static int del_jacobian(void *user, const double *x, double *J)
     memset(J, 0, (size_t)nx * nx * sizeof(double));
     if (del->opt.jacobian == VZ_JACOBIAN_MIXED) {
         status = analytic_columns(del, x, J);
-        if (status != WB_OK)
+        if (status != WB_OK) {
+            del->evaluation_failed = 1;
             return status;
+        }
     }
     const int fd_columns = del->opt.jacobian == VZ_JACOBIAN_MIXED ? dim : nx;
     vec_copy(nx, del->r, del->r_base);
     vec_copy(nx, x, del->x_shift);
     for (int j = 0; j < fd_columns; j++) {
         const double saved = x[j];
-        const double delta = sqrt(DBL_EPSILON) * fmax(1.0, fabs(saved));
+        const double unit = j < del->n ? del->fd_size[0] : j < dim ? del->fd_size[1] : 1.0;
+        const double delta = sqrt(DBL_EPSILON) * fmax(unit, fabs(saved));
         del->x_shift[j] = saved + delta;
         const double actual = del->x_shift[j] - saved;
         status = del_residual(del, del->x_shift, del->r_shift);
@@ -408,6 +403,53 @@ static int del_jacobian(void *user, const double *x, double *J)
 
 /* ---- the step ------------------------------------------------------------------------------- */
 
+/* The size of the terms each residual row is made of at w1 = (q1, v1) (max
+ * norms): E1's rows (both halves: the v half is divided by h) balance
+ * momenta, dS+ - dS- - lhat+ J+ + muhat J-: 2 (|mu| + h |grad V(q1)|) +
+ * 2 |mu|, plus the multipliers' terms |G^T nu1|, |B^T nu2| and
+ * |G^T nu2| / h at the carried nu; E2 = G(q2+) lambda+ the
+ * rows of G times that momentum; E3 joins positions, |q| + h |v|; E4 the
+ * rows of G times |q1| (g) and times |v1| + h |M^-1 grad V| (G v). */
+static void residual_scales(vz_del *del, double h, const double *q1, const double *v1)
+{
+    const int n = del->n, m = del->m, dim = del->dim;
+    double *s = del->residual_scale, *grad = del->vtmp, *accel = del->vtmp + n;
+    /* dS+ and dS- (each |p| + h |grad V|), lhat+ J+ and muhat J- (each |mu|) */
+    double momentum = 2.0 * wb_momentum_scale(del->model, q1, del->mu, h, grad) +
+                      2.0 * wb_scale_max_abs(n, del->mu);
+    mat_vec(n, n, del->field.Minv, grad, accel);
+    const double velocity = wb_scale_max_abs(n, v1) + fabs(h) * wb_scale_max_abs(n, accel);
+    const double q_size = fmax(wb_scale_max_abs(n, q1), wb_scale_max_abs(n, del->qbar));
+    double multipliers = 0.0;
+    if (m > 0) {
+        wb_constraint_jacobian(del->model, q1, del->G2);
+        wb_constraint_hessian_vector(del->model, q1, v1, del->B2);
+    }
+    for (int i = 0; i < n && m > 0; i++) {
+        double q_row = 0.0, v_row = 0.0;
+        for (int a = 0; a < m; a++) {
+            q_row += fabs(del->nu1[a] * del->G2[(size_t)a * n + i]) +
+                     fabs(del->nu2[a] * del->B2[(size_t)a * n + i]);
+            v_row += fabs(del->nu2[a] * del->G2[(size_t)a * n + i]);
+        }
+        multipliers = fmax(multipliers, fmax(q_row, v_row / fabs(h)));
+    }
+    momentum = wb_scale_or_one(momentum + multipliers);
+    if (m > 0) {
+        wb_constraint_row_scales(m, n, del->G2, momentum, 1.0, s + dim);
+        wb_constraint_row_scales(m, n, del->G2, q_size, 1.0, s + dim + m + n);
+        wb_constraint_row_scales(m, n, del->G2, velocity, 1.0, s + dim + 2 * m + n);
+    }
+    for (int i = 0; i < dim; i++)
+        s[i] = momentum;
+    const double position = wb_scale_or_one(q_size + fabs(h) * wb_scale_max_abs(n, v1));
+    for (int i = 0; i < n; i++)
+        s[dim + m + i] = position;
+    /* a step of sqrt(eps) max(1, |x_j|) would leave a pendulum of 1e-12 */
+    del->fd_size[0] = fmin(1.0, wb_scale_or_one(q_size));
+    del->fd_size[1] = fmin(1.0, wb_scale_or_one(velocity));
+}
+
 int vz_del_step(vz_del *del, double h, const double *q1, const double *v1, double *q2,
                 double *v2, wb_step_stats *stats)
 {
@@ -423,12 +465,7 @@ int vz_del_step(vz_del *del, double h, const double *q1, const double *v1, doubl
     }
     if (del->opt.solver == VZ_APPROXIMATE)
         return vz_stage4_step(del, q2, v2);
-    /* the tolerance relative to the state's size where it exceeds 1: the
-     * momentum rows by max(1, |mu|), the junction rows by max(1, |qbar|) */
-    const double sp = 1.0 / fmax(1.0, vec_max_abs(n, del->mu));
-    const double sq = 1.0 / fmax(1.0, vec_max_abs(n, del->qbar));
-    for (int i = 0; i < del->nx; i++)
-        del->row_scale[i] = i < del->dim + m ? sp : i < del->dim + m + n ? sq : 1.0;
+    residual_scales(del, h, q1, v1);
     /* the guess: the layer's step for w2, mu extrapolated for lambda+, the
      * previous step's nu and theta */
     double *x = del->x;
@@ -446,15 +483,19 @@ int vz_del_step(vz_del *del, double h, const double *q1, const double *v1, doubl
     options.max_iter = del->opt.max_iter;
     options.simplified = del->opt.solver == VZ_SIMPLIFIED;
     options.settle_update = 1;
+    options.struct_size = sizeof options;
+    options.residual_scale = del->residual_scale;
     wb_newton_report report = {.struct_size = sizeof report};
+    del->evaluation_failed = 0;
     status = host->newton_solve(host, del->newton, del_residual, del_jacobian, del, x,
                                 &options, stats, &report);
-    if (status != WB_OK) {
+    if (status == WB_ERR_NEWTON && !del->evaluation_failed)
         host->error(host, "vi: Newton on the discrete Euler-Lagrange equations did not converge "
-                          "(max |residual| %.3e after %d iterations, tolerance %.1e); try a "
-                          "smaller h", report.residual_norm, report.iterations, options.tol);
+                          "(max |residual| %.3e after %d iterations, tolerance %.1e relative to "
+                          "each row's terms where they are below 1); try a smaller h",
+                    report.residual_norm, report.iterations, options.tol);
+    if (status != WB_OK) /* else the message of what failed: a layer, the projection */
         return status;
-    }
     if (!vec_equal(del->nx, x, del->x_last)) {
         status = del_residual(del, x, del->r);
         if (status != WB_OK)

@@ -187,7 +187,9 @@ struct vz_del {
     double *Ha;               /* n x n                                           */
     double *r_shift, *x_shift, *r_base; /* nx each: the forward differences  */
     double *wmu, *rhs_n, *unit_m;         /* n, n, m: scratch                   */
-    double *row_scale;        /* nx: the residual's row scales of the step     */
+    double *residual_scale;   /* nx: the size of each row's terms (the step's) */
+    int evaluation_failed;    /* a layer or the projection failed in a residual */
+    double fd_size[2];        /* the differences' unit: q columns [0], v [1]   */
     double *v1buf, *vtmp;     /* n each                                          */
     /* start-up solve: (2n + 2m)^2 system */
     double *init_matrix, *init_rhs;
