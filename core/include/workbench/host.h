@@ -96,9 +96,9 @@ typedef struct wb_newton_options {
      * eps s_i.  Then row i is converged when |r_i| <= tol min(1, s_i): tol
      * as before for rows of size 1 or more, relative for smaller ones (a
      * pendulum of length 1e-6); and the iteration has converged, too, once
-     * the residual no longer halves while every |r_i| <= 64 eps s_i: its
-     * round-off floor, above tol for large terms (a pendulum of length 1e6,
-     * where eps l^2 > 1e-12).
+     * the residual no longer halves while every |r_i| is within its
+     * tolerance or its round-off floor 64 eps s_i, which lies above tol for
+     * large terms (a pendulum of length 1e6, where eps l^2 > 1e-12).
      * newton_defaults writes the 1.0 members and their struct_size only:
      * set struct_size = sizeof(wb_newton_options) and this member after it
      * (a plugin built against earlier headers has no room for it). */

@@ -180,13 +180,17 @@ static double residual_measure(int n, const double *r, const double *scale, doub
     return worst;
 }
 
-/* Whether every row is within its round-off floor, 64 eps times the size of
- * its terms: where an iteration that no longer gets smaller has to stop. */
-static int at_round_off(int n, const double *r, const double *scale)
+/* Whether every row is within its tolerance or its round-off floor, 64 eps
+ * times the size of its terms: where an iteration that no longer gets
+ * smaller has to stop.  A row already within its tolerance may sit above
+ * its floor (a term whose own round-off its scale does not see, as a rod
+ * x2 - x1 of length 1 at |x| = 1e6) and must not hold back the rows whose
+ * floor lies above tol. */
+static int at_round_off(int n, const double *r, const double *scale, double tol)
 {
     for (int i = 0; i < n; i++) {
         double s = scale[i] > 0.0 && isfinite(scale[i]) ? scale[i] : 1.0;
-        if (!(fabs(r[i]) <= 64.0 * DBL_EPSILON * s))
+        if (!(fabs(r[i]) <= fmax(64.0 * DBL_EPSILON * s, row_tolerance(tol, s))))
             return 0;
     }
     return 1;
@@ -262,7 +266,7 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
                 break;
             }
         } else if (scale && iterations > 0 && !(measure < 0.5 * residual_before) &&
-                   at_round_off(n, ws->residual, scale)) {
+                   at_round_off(n, ws->residual, scale, tol)) {
             /* the rows' round-off floor lies above tol (a pendulum of length
              * 1e6: eps l^2 > 1e-12) and the residual has stopped falling */
             break;
