@@ -138,6 +138,12 @@ do
            and rattle_failed.failure:find("raise max_iter (now 2), loosen tol (now 1e-12)", 1, true) ~= nil,
            "and names the options this method has (RATTLE: no iteration option)",
            rattle_failed.failure)
+  -- max_iter = 0 is a method's own default (vi: 60 sweeps), not zero sweeps
+  local vi_failed = wb.integrate{model = m, method = wb.method("vi"), h = 3, steps = 2,
+                                 q0 = {1, 0}, p0 = {0, 3}, on_failure = "stop"}
+  wb.check(not vi_failed.ok
+           and vi_failed.failure:find("raise max_iter (now 0: the method's default)", 1, true) ~= nil,
+           "a max_iter of 0 is named as the method's default", vi_failed.failure)
 end
 
 -- steps = wherever h = is

@@ -547,8 +547,9 @@ void method_config_convergence_hint(const method_config *cfg, double h, char *ou
     size_t used = (size_t)snprintf(out, size, "reduce h (now %g)", h);
     int i = option_index(cfg, "max_iter");
     if (i >= 0 && used < size)
-        used += (size_t)snprintf(out + used, size - used, ", raise max_iter (now %g)",
-                                 cfg->values[i].number);
+        used += (size_t)snprintf(out + used, size - used, ", raise max_iter (now %g%s)",
+                                 cfg->values[i].number,
+                                 cfg->values[i].number == 0 ? ": the method's default" : "");
     i = option_index(cfg, "tol");
     if (i >= 0 && used < size)
         used += (size_t)snprintf(out + used, size - used, ", loosen tol (now %g%s)",
