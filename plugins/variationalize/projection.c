@@ -13,6 +13,7 @@
  * (paper (4.7), its transpose for W != I). */
 #include "variationalize.h"
 #include "wb_iteration.h"
+#include "wb_residual_scale.h"
 #include "wb_vec.h"
 
 #include <workbench/groups/small_matrix.h>
@@ -121,7 +122,11 @@ int vz_project(vz_projection *p, const double *qhat, double *q, double *theta,
     if (m == 0)
         return WB_OK;
     memset(theta, 0, (size_t)m * sizeof(double));
-    enum { MAX_ITER = 50 };
+    /* From far off a small constraint (a rod of 1e-12 reached from 1e-2 away)
+     * Newton on a quadratic g only halves the distance per iteration until
+     * it is near: log2(1e10) = 33 iterations before the quadratic phase
+     * (double_spherical_pendulum, l1 = 1e-12: 57 in all). */
+    enum { MAX_ITER = 100 };
     double previous = INFINITY;
     for (int iter = 0; iter < MAX_ITER; iter++) {
         form(p, q, theta, 0);
@@ -135,15 +140,28 @@ int vz_project(vz_projection *p, const double *qhat, double *q, double *theta,
             stats->linear_solves++;
         if (status != WB_OK)
             return status;
-        vec_axpy(n, -1.0, p->r, q);
-        vec_axpy(m, -1.0, p->r + n, theta);
-        const double norm = vec_max_abs(k, p->r);
-        if (!isfinite(norm)) {
+        /* theta's update measured by what it moves q by, |W G^T|_a |dtheta_a|:
+         * with constraints of sizes 1e12 apart (four_particles, l34 = 1e12:
+         * its column of W G^T is 1e-12) a multiplier is known only to
+         * eps |q| / |W G^T|_a, and its raw update (3e7 there) never settled
+         * while q's sat at round-off.  Both against q's own size. */
+        if (!isfinite(vec_max_abs(k, p->r))) {
             host->error(host, "variationalize: the projection onto the constraints diverged");
             return WB_ERR_NONFINITE;
         }
+        double norm = vec_max_abs(n, p->r);
+        double scale = wb_scale_max_abs(n, qhat);
+        for (int a = 0; a < m; a++) {
+            double column = 0.0;
+            for (int i = 0; i < n; i++)
+                column = fmax(column, fabs(p->WGt[i * m + a]));
+            norm = fmax(norm, column * fabs(p->r[n + a]));
+            scale = fmax(scale, column * fabs(theta[a]));
+        }
+        vec_axpy(n, -1.0, p->r, q);
+        vec_axpy(m, -1.0, p->r + n, theta);
         if (wb_iteration_settled(iter, norm, previous, 0.0,
-                                 vec_max_abs(n, q) + vec_max_abs(m, theta)))
+                                 fmax(scale, wb_scale_max_abs(n, q))))
             return WB_OK;
         previous = norm;
     }
