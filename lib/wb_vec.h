@@ -61,6 +61,17 @@ static inline int vec_equal(int n, const double *a, const double *b)
 }
 
 /* y = A x for an r x c row-major A */
+/* Whether the s x s row-major A is strictly lower triangular: the Butcher
+ * matrix of an explicit method, whose stages need no solve. */
+static inline int mat_strictly_lower(int s, const double *A)
+{
+    for (int i = 0; i < s; i++)
+        for (int j = i; j < s; j++)
+            if (A[i * s + j] != 0.0)
+                return 0;
+    return 1;
+}
+
 static inline void mat_vec(int r, int c, const double *A, const double *x, double *y)
 {
     for (int i = 0; i < r; i++)

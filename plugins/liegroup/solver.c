@@ -19,11 +19,7 @@ void liegroup_Ad_star_inverse(liegroup *lg, const double *g, const double *mu, d
 
 int liegroup_strictly_lower(const wb_tableau *t)
 {
-    for (int i = 0; i < t->s; i++)
-        for (int j = i; j < t->s; j++)
-            if (t->a[i * t->s + j] != 0.0)
-                return 0;
-    return 1;
+    return mat_strictly_lower(t->s, t->a);
 }
 
 /* explicit rkmk runs its stages in order and solves nothing */

@@ -8,15 +8,6 @@
 
 /* ---- set-up -------------------------------------------------------------------------- */
 
-static int strictly_lower(int s, const double *a)
-{
-    for (int i = 0; i < s; i++)
-        for (int j = i; j < s; j++)
-            if (a[i * s + j] != 0.0)
-                return 0;
-    return 1;
-}
-
 /* d^T = b^T A^-1, or 0 when A is singular (then stages are re-evaluated). */
 static int weights_through_inverse(const wb_host *host, int s, const double *a,
                                    const double *b, double *d)
@@ -95,7 +86,7 @@ stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
     s->ap = config->partitioned ? t->a2 : t->a;
     s->bp = config->partitioned ? t->b2 : t->b;
     s->cp = config->partitioned ? t->c2 : t->c;
-    s->explicit_tableau = strictly_lower(t->s, s->aq) && strictly_lower(t->s, s->ap);
+    s->explicit_tableau = mat_strictly_lower(t->s, s->aq) && mat_strictly_lower(t->s, s->ap);
     s->iteration = config->iteration, s->tol = config->tol;
     s->max_iter = config->max_iter, s->sum.enabled = config->compensated;
     const size_t n = (size_t)s->n, dim = (size_t)s->dim, size = (size_t)s->size,
@@ -471,7 +462,7 @@ static int describe(const wb_tableau *t, int partitioned, wb_method_props *out)
         out->flags |= WB_PROP_SYMPLECTIC | WB_PROP_MOMENTUM_CONSERVING;
     if (holds(symmetric))
         out->flags |= WB_PROP_SYMMETRIC;
-    if (strictly_lower(s, t->a) && strictly_lower(s, a2))
+    if (mat_strictly_lower(s, t->a) && mat_strictly_lower(s, a2))
         out->flags |= WB_PROP_EXPLICIT;
     return WB_OK;
 }

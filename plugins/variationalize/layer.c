@@ -24,22 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int strictly_lower(int s, const double *a)
-{
-    for (int i = 0; i < s; i++)
-        for (int j = i; j < s; j++)
-            if (a[i * s + j] != 0.0)
-                return 0;
-    return 1;
-}
-
 int vz_layer_init(vz_layer *ly, vz_field *field, const wb_tableau *t, int derivatives)
 {
     memset(ly, 0, sizeof *ly);
     ly->field = field, ly->tableau = t;
     const size_t s = (size_t)t->s, n = (size_t)field->n, dim = 2 * n;
     ly->s = t->s, ly->n = (int)n, ly->dim = (int)dim;
-    ly->explicit_tableau = strictly_lower(t->s, t->a);
+    ly->explicit_tableau = mat_strictly_lower(t->s, t->a);
     ly->derivatives = derivatives;
     const size_t sd = s * dim;
     const size_t total = sd + sd + s + s * n * dim + sd + 2 * s * dim * dim + 3 * sd + sd * sd +

@@ -2,12 +2,7 @@
 -- (wb.compile_model): exact derivatives, every method that applies, the
 -- same numbers as the C plugins, check-model passes, errors name the line.
 local here = arg[0]:match("(.*/)") or "./"
-local function expect_error(fn, pattern, message)
-  local ok, err = pcall(fn)
-  local text = tostring(err)
-  wb.check(not ok and text:find(pattern, 1, true) ~= nil, message,
-           ok and "no error raised" or text:gsub("\n.*", ""))
-end
+local expect_error = wb.expect_error
 
 -- wb.ad: derivatives against closed forms
 do

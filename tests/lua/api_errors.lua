@@ -1,11 +1,6 @@
 -- Bad input to the Lua API raises a clean Lua error that names the field,
 -- option or parameter and what was expected; the host carries on.
-local function expect_error(fn, pattern, message)
-  local ok, err = pcall(fn)
-  local text = tostring(err)
-  wb.check(not ok and text:find(pattern, 1, true) ~= nil, message,
-           ok and "no error raised" or text:gsub("\n.*", ""))
-end
+local expect_error = wb.expect_error
 
 local m = wb.model("spherical_pendulum")
 local rattle = wb.method("rattle")

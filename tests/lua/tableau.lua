@@ -122,10 +122,7 @@ wb.check(not ok and tostring(err):find("not symmetric", 1, true), "composition r
 -- user tableaux: from tables, from a file, and their validation
 local heun = wb.tableau{name = "my_heun", a = {{0, 0}, {1, 0}}, b = {1/2, 1/2}}
 wb.check(heun:order() == 2 and heun.c[2] == 1, "a tableau from Lua tables; c defaults to the row sums")
-local function expect_error(fn, pattern, message)
-  local good, e = pcall(fn)
-  wb.check(not good and tostring(e):find(pattern, 1, true) ~= nil, message, tostring(e):gsub("\n.*", ""))
-end
+local expect_error = wb.expect_error
 expect_error(function() wb.tableau{a = {{0, 0}, {1}}, b = {1/2, 1/2}} end,
              "a must be square: row 2 has 1 entries, expected 2", "non-square a")
 expect_error(function() wb.tableau{a = {{0, 0}, {1, 0}}, b = {1}} end, "b has 1 entries, but a is 2x2",

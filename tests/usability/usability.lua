@@ -2,13 +2,7 @@
 -- are checked, steps = where h = is, honest metadata, errors that name the
 -- script's line and the argument.
 local here = arg[0]
-local function expect_error(fn, pattern, message)
-  local ok, err = pcall(fn)
-  local text = tostring(err)
-  wb.check(not ok and text:find(pattern, 1, true) ~= nil, message,
-           ok and "no error raised" or text:gsub("\n.*", ""))
-  return text
-end
+local expect_error = wb.expect_error
 local function read(path)
   local f = io.open(wb.output_path(path), "r")
   if not f then return nil end

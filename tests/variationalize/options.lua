@@ -4,12 +4,7 @@
 -- the rule), layer_minus defaulting to the layer, the claimed order from
 -- the layer's order and the bias, and clean refusals of what the method
 -- cannot do.
-local function expect_error(fn, pattern, message)
-  local ok, err = pcall(fn)
-  local text = tostring(err)
-  wb.check(not ok and text:find(pattern, 1, true) ~= nil, message,
-           ok and "no error raised" or text:gsub("\n.*", ""))
-end
+local expect_error = wb.expect_error
 
 -- defaults: the symmetric bias, RK4 at both ends
 local vi = wb.method("vi")

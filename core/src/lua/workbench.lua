@@ -88,6 +88,19 @@ function wb.expect_in(value, lo, hi, message)
                 format("value %s in [%.4g, %.4g]", shown(value, "%.4g"), lo, hi))
 end
 
+-- fn() raises an error whose text contains `text` (plain, not a pattern);
+-- returns the error text.
+function wb.expect_error(fn, text, message)
+  if type(fn) ~= "function" or type(text) ~= "string" then
+    error("wb.expect_error: give a function and the text its error must contain", 2)
+  end
+  local ok, err = pcall(fn)
+  local shown_text = tostring(err)
+  report(not ok and shown_text:find(text, 1, true) ~= nil, message or "expect_error",
+         ok and "no error raised" or (shown_text:gsub("\n.*", "")))
+  return shown_text
+end
+
 function wb.results() return passed, failed end
 
 function wb._summary()
