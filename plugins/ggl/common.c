@@ -65,24 +65,44 @@ void ggl_discrete_gradient(ggl *g, const double *q1, double *dg)
 
 /* d DG / d q1 of Gonzalez's form:
  *   1/2 H(qm) + c I + dq (x) grad c,
- *   grad c = [grad V(q1) - grad V(qm) - 1/2 H(qm) dq] / |dq|^2 - 2 c dq / |dq|^2. */
-static void gonzalez_jacobian(ggl *g, const double *q1, double *J)
+ *   grad c = [grad V(q1) - grad V(qm) - 1/2 H(qm) dq] / |dq|^2 - 2 c dq / |dq|^2.
+ * H(qm) into g->dH (dense, or values in its pattern); returns c, with dq
+ * in g->db and, when c != 0, grad c in g->dq. */
+static double gonzalez_derivative(ggl *g, const double *q1)
 {
     const int n = g->n;
     const double c = gonzalez_coefficient(g, q1);
-    wb_potential_hessian(g->model, g->dq, g->dH);
+    double *Hdq = g->fd; /* free outside Greenspan's differences */
+    if (g->sparse.ext)
+        g->sparse.ext->potential_hessian_values(g->sparse.self, g->dq, g->dH);
+    else
+        wb_potential_hessian(g->model, g->dq, g->dH);
+    if (c == 0.0)
+        return 0.0;
+    const double *dq = g->db, *gm = g->da;
+    const double dq2 = vec_dot(n, dq, dq);
+    double *gc = g->dq; /* qm is no longer needed */
+    if (g->sparse.ext)
+        wb_csr_mat_vec(g->sparse.H, g->dH, dq, Hdq);
+    else
+        for (int i = 0; i < n; i++)
+            Hdq[i] = vec_dot(n, g->dH + (size_t)i * n, dq);
+    wb_potential_gradient(g->model, q1, gc);
+    ggl_count_force(g, 1);
+    for (int i = 0; i < n; i++)
+        gc[i] = (gc[i] - gm[i] - 0.5 * Hdq[i]) / dq2 - 2 * c * dq[i] / dq2;
+    return c;
+}
+
+static void gonzalez_jacobian(ggl *g, const double *q1, double *J)
+{
+    const int n = g->n;
+    const double c = gonzalez_derivative(g, q1);
     for (int e = 0; e < n * n; e++)
         J[e] = 0.5 * g->dH[e];
     if (c == 0.0)
         return;
-    const double *dq = g->db, *gm = g->da;
-    const double dq2 = vec_dot(n, dq, dq);
-    double *gc = g->dq; /* qm is no longer needed */
-    wb_potential_gradient(g->model, q1, gc);
-    ggl_count_force(g, 1);
-    for (int i = 0; i < n; i++)
-        gc[i] = (gc[i] - gm[i] - 0.5 * vec_dot(n, g->dH + (size_t)i * n, dq)) / dq2 -
-                2 * c * dq[i] / dq2;
+    const double *dq = g->db, *gc = g->dq;
     for (int i = 0; i < n; i++) {
         J[(size_t)i * n + i] += c;
         vec_axpy(n, dq[i], gc, J + (size_t)i * n);
@@ -97,13 +117,30 @@ static void greenspan_at(void *ctx, const double *q1, double *dg)
 }
 
 /* The view exposes Greenspan's discrete gradient but not its derivative:
- * central differences in q1 (2n evaluations, relative accuracy ~1e-10). */
+ * central differences in q1 (2n evaluations, relative accuracy ~1e-10;
+ * on the sparse path 2 per colour of Hess V's pattern). */
 void ggl_discrete_gradient_jacobian(ggl *g, const double *q1, double *J)
 {
     if (g->gradient == GGL_DG_GREENSPAN)
         wb_central_jacobian(greenspan_at, g, g->n, g->n, q1, g->fd, J);
     else
         gonzalez_jacobian(g, q1, J);
+}
+
+double ggl_discrete_gradient_sparse_jacobian(ggl *g, const double *q1, double *values,
+                                             double *s)
+{
+    if (g->gradient == GGL_DG_GREENSPAN) {
+        wb_central_jacobian_coloured(greenspan_at, g, g->sparse.H, &g->sparse.colouring, q1,
+                                     g->fd, values);
+        *s = 1.0;
+        return 0.0;
+    }
+    const double c = gonzalez_derivative(g, q1);
+    if (values != g->dH)
+        memcpy(values, g->dH, (size_t)g->sparse.H->nnz * sizeof(double));
+    *s = 0.5;
+    return c;
 }
 
 /* ---- products on either path ------------------------------------------------------ */
@@ -180,9 +217,13 @@ void ggl_T_times(const ggl *g, const double *T, const double *x, double *y)
 
 int ggl_place_blocks(ggl *g, const ggl_block_spec *spec, int count)
 {
-    const int n = g->n, m = g->m;
-    const int row[] = {0, 0, n, 2 * n, 3 * n, 3 * n + m};
+    const int n = g->n;
+    /* residual block r has the size and place of the scheme's r-th unknown */
     const int col[] = {g->off_q, g->off_p, g->off_v, g->off_l, g->off_g};
+    int row[6] = {0}, rows = 1;
+    for (int u = 0; u < 5; u++)
+        if (col[u] >= 0)
+            row[rows++] = col[u];
     const ggl_sparse *sp = &g->sparse;
     const wb_sparse_pattern *pattern[] = {NULL, sp->G, sp->G, sp->T, sp->T, sp->H};
     for (int b = 0; b < count; b++) {
@@ -213,6 +254,7 @@ void ggl_destroy(void *inst)
     if (g->newton)
         g->host->newton_destroy(g->host, g->newton);
     wb_block_matrix_free(&g->sparse.J);
+    wb_fd_colouring_free(&g->sparse.colouring);
     free(g->x);
     free(g);
 }
@@ -269,7 +311,7 @@ static int allocate(ggl *g)
         {&g->t2, n},      {&g->t3, n},      {&g->Ga, mn},  {&g->Gb, mn},
         {&g->Bm, mn},  {&g->MGt, mn}, {&g->Ta, nn},     {&g->Tb, nn},
         {&g->K, nn},      {&g->N1, nn},     {&g->N2, nn},     {&g->dq, n},
-        {&g->da, n},      {&g->db, n},      {&g->dH, nn},     {&g->fd, 3 * n},
+        {&g->da, n},      {&g->db, n},      {&g->dH, nn},     {&g->fd, 4 * n},
     };
     const size_t count = WB_ARRAY_COUNT(parts);
     size_t total = 0;
@@ -308,8 +350,10 @@ static int choose_sparse(const wb_host *host, const wb_model *model, const ggl_s
 {
     const char *why = NULL;
     if (!scheme->place_blocks)
-        why = "its Newton matrix has no sparse form (the discrete gradient's Jacobian: "
-              "Gonzalez's rank-one correction is dense, Greenspan's is by differences)";
+        why = "its Newton matrix has no sparse form";
+    else if (scheme->sparse_rank_one && !WB_HAS_FIELD(host, wb_host, newton_set_rank_one))
+        why = "its Newton matrix is sparse plus rank one, which needs a host with "
+              "newton_set_rank_one (ABI 1.4)";
     else if (!(model->holonomic_flags & WB_HOLONOMIC_QUADRATIC))
         why = "the sparse Newton matrix needs quadratic constraints (WB_HOLONOMIC_QUADRATIC): "
               "it has no place for D_q[T(q; gamma) v], zero only then";
@@ -340,6 +384,8 @@ static int create_sparse(ggl *g)
         return WB_ERR_INVALID;
     for (int b = 0; b < GGL_MAX_BLOCKS; b++)
         sp->block[b] = -1;
+    if (g->gradient == GGL_DG_GREENSPAN && wb_fd_colouring_build(sp->H, &sp->colouring) != 0)
+        return WB_ERR_NOMEM;
     wb_block_matrix_init(&sp->J, g->size, g->size);
     return g->scheme->place_blocks(g) == 0 && wb_block_matrix_build(&sp->J) == 0 ? WB_OK
                                                                                  : WB_ERR_NOMEM;
@@ -373,6 +419,8 @@ int ggl_create(const wb_host *host, const wb_model *model, const ggl_scheme *sch
         g->newton = sparse ? host->newton_create_sparse(host, &g->sparse.J.csr.pattern)
                            : host->newton_create(host, g->size);
         status = g->newton ? WB_OK : WB_ERR_NOMEM;
+        if (g->newton && sparse && scheme->sparse_rank_one)
+            host->newton_set_rank_one(host, g->newton, scheme->sparse_rank_one);
     }
     if (status != WB_OK) {
         ggl_destroy(g);

@@ -15,8 +15,17 @@
  *
  * EM-G, Gonzalez's 1999 scheme (position constraints only), x = (q1, p1,
  * lambda):  R1 = q1 - q0 - h M^-1 p_m,  R2 = p1 - p0 + h DG V + h G(q_m)^T
- * lambda,  R3 = g(q1). */
+ * lambda,  R3 = g(q1).
+ *
+ * linear_solver = sparse (wb.sparsity/1, quadratic constraints): the same
+ * matrices block by block in their nonzeros, as the VIs' (vi.c).  d DG/dq1
+ * lies in Hess V's pattern but for Gonzalez's c I + dq (x) grad c: c on
+ * an identity block, and the outer product, which would fill the matrix,
+ * left to the host's Sherman-Morrison solve (newton_set_rank_one).
+ * Greenspan's d DG/dq1 comes from differences of DG V grouped by a column
+ * colouring of Hess V's pattern (2 evaluations per colour, whatever N). */
 #include "ggl.h"
+#include "wb_array.h"
 #include "wb_vec.h"
 
 #include <string.h>
@@ -31,11 +40,11 @@ static void em_points(ggl *g, const double *x)
         g->qa[i] = 0.5 * (g->q0[i] + q1[i]);
         g->t1[i] = 0.5 * (g->p0[i] + p1[i]);
     }
-    mat_vec(n, n, g->Minv, g->t1, g->w);
-    wb_constraint_jacobian(g->model, g->qa, g->Ga);
-    wb_constraint_jacobian(g->model, q1, g->Gb);
+    ggl_inverse_mass_times(g, g->t1, g->w);
+    ggl_constraint_jacobian(g, g->qa, g->Ga);
+    ggl_constraint_jacobian(g, q1, g->Gb);
     if (g->off_g >= 0)
-        wb_constraint_hessian_contract(g->model, g->qa, x + g->off_g, g->Ta);
+        ggl_hessian_contract(g, g->qa, x + g->off_g, g->Ta);
 }
 
 static int em_residual(void *user, const double *x, double *r)
@@ -47,7 +56,7 @@ static int em_residual(void *user, const double *x, double *r)
     double *r1 = r, *r2 = r + n, *r3 = r + 2 * n, *r4 = r3 + m;
     em_points(g, x);
     ggl_discrete_gradient(g, q1, g->u);
-    mat_t_vec(m, n, g->Ga, lam, g->t2);                 /* G(q_m)^T lambda */
+    ggl_Gt_times(g, g->Ga, lam, g->t2);                 /* G(q_m)^T lambda */
     for (int i = 0; i < n; i++) {
         r1[i] = q1[i] - g->q0[i] - h * g->w[i];
         r2[i] = p1[i] - g->p0[i] + h * g->u[i] + h * g->t2[i];
@@ -56,15 +65,16 @@ static int em_residual(void *user, const double *x, double *r)
     if (g->off_g < 0)
         return WB_OK;
     const double *gam = x + g->off_g;
-    mat_t_vec(m, n, g->Ga, gam, g->t2);
-    mat_vec(n, n, g->Minv, g->t2, g->t3);               /* M^-1 G(q_m)^T gamma */
-    mat_vec(n, n, g->Ta, g->w, g->t2);                  /* T(q_m; gamma) M^-1 p_m */
+    ggl_Gt_times(g, g->Ga, gam, g->t2);
+    ggl_inverse_mass_times(g, g->t2, g->t3);            /* M^-1 G(q_m)^T gamma */
+    ggl_T_times(g, g->Ta, g->w, g->t2);                 /* T(q_m; gamma) M^-1 p_m */
     for (int i = 0; i < n; i++) {
         r1[i] -= h * g->t3[i];
         r2[i] += h * g->t2[i];
     }
-    mat_vec(n, n, g->Minv, p1, g->t1);
-    mat_vec(m, n, g->Gb, g->t1, r4);
+    ggl_inverse_mass_times(g, p1, g->t1);
+    ggl_G_times(g, g->Gb, g->t1, r4);
+    (void)m;
     return WB_OK;
 }
 
@@ -118,6 +128,89 @@ static int em_jacobian(void *user, const double *x, double *J)
     return WB_OK;
 }
 
+/* The sparse path's blocks (Gt: G's transpose, T, B in their patterns,
+ * H Hess V's, I the identity; M the diagonal of M^-1 on an identity);
+ * those of gamma and of R4 only for EM. */
+enum {
+    EM_R1_Q_I, EM_R1_Q_T, EM_R1_P_M, EM_R1_C_Gt,
+    EM_R2_Q_H, EM_R2_Q_I, EM_R2_Q_T, EM_R2_P_I, EM_R2_P_T, EM_R2_L_Gt, EM_R2_C_Bt,
+    EM_R3_Q_G, EM_R4_Q_B, EM_R4_P_G
+};
+
+static const ggl_block_spec em_blocks[] = {
+    {EM_R1_Q_I, 1, GGL_Q, GGL_IDENTITY},    {EM_R1_P_M, 1, GGL_P, GGL_IDENTITY},
+    {EM_R2_Q_H, 2, GGL_Q, GGL_PATTERN_H},   {EM_R2_Q_I, 2, GGL_Q, GGL_IDENTITY},
+    {EM_R2_Q_T, 2, GGL_Q, GGL_PATTERN_T},   {EM_R2_P_I, 2, GGL_P, GGL_IDENTITY},
+    {EM_R2_L_Gt, 2, GGL_L, GGL_PATTERN_G_T}, {EM_R3_Q_G, 3, GGL_Q, GGL_PATTERN_G},
+};
+
+static const ggl_block_spec em_gamma_blocks[] = {
+    {EM_R1_Q_T, 1, GGL_Q, GGL_PATTERN_T_T}, {EM_R1_C_Gt, 1, GGL_C, GGL_PATTERN_G_T},
+    {EM_R2_P_T, 2, GGL_P, GGL_PATTERN_T},   {EM_R2_C_Bt, 2, GGL_C, GGL_PATTERN_G_T},
+    {EM_R4_Q_B, 4, GGL_Q, GGL_PATTERN_G},   {EM_R4_P_G, 4, GGL_P, GGL_PATTERN_G},
+};
+
+static int em_place(ggl *g)
+{
+    int status = ggl_place_blocks(g, em_blocks, (int)WB_ARRAY_COUNT(em_blocks));
+    if (status == 0 && g->off_g >= 0)
+        status = ggl_place_blocks(g, em_gamma_blocks, (int)WB_ARRAY_COUNT(em_gamma_blocks));
+    return status;
+}
+
+/* em_jacobian's matrix in its nonzeros, but for Gonzalez's outer product
+ * h dq (x) grad c (em_rank_one).  T is symmetric, so its transpose scaled
+ * along columns is M^-1 T. */
+static int em_sparse_jacobian(void *user, const double *x, double *J)
+{
+    ggl *g = user;
+    const double h = g->h, *Minv = g->Minv;
+    const double *q1 = x + g->off_q, *p1 = x + g->off_p, *lam = x + g->off_l;
+    double s;
+    memset(J, 0, (size_t)g->sparse.J.csr.pattern.nnz * sizeof(double));
+    em_points(g, x);
+    g->dg_c = ggl_discrete_gradient_sparse_jacobian(g, q1, g->K, &s);
+    ggl_hessian_contract(g, g->qa, lam, g->Tb);                 /* T(q_m; lambda) */
+    ggl_add(g, J, EM_R1_Q_I, 1.0, NULL, NULL);
+    ggl_add(g, J, EM_R1_P_M, -0.5 * h, NULL, Minv);
+    ggl_add(g, J, EM_R2_Q_H, h * s, g->K, NULL);
+    ggl_add(g, J, EM_R2_Q_I, h * g->dg_c, NULL, NULL);
+    ggl_add(g, J, EM_R2_Q_T, 0.5 * h, g->Tb, NULL);
+    ggl_add(g, J, EM_R2_P_I, 1.0, NULL, NULL);
+    ggl_add(g, J, EM_R2_L_Gt, h, g->Ga, NULL);
+    ggl_add(g, J, EM_R3_Q_G, 1.0, g->Gb, NULL);
+    if (g->off_g < 0)
+        return WB_OK;
+    ggl_hessian_vector(g, g->qa, g->w, g->Bm);                  /* B(q_m; M^-1 p_m) */
+    ggl_add(g, J, EM_R1_Q_T, -0.5 * h, g->Ta, Minv);
+    ggl_add(g, J, EM_R1_C_Gt, -h, g->Ga, Minv);
+    ggl_add(g, J, EM_R2_P_T, 0.5 * h, g->Ta, Minv);
+    ggl_add(g, J, EM_R2_C_Bt, h, g->Bm, NULL);
+    ggl_inverse_mass_times(g, p1, g->t1);
+    ggl_hessian_vector(g, q1, g->t1, g->Bm);                    /* B(q1; M^-1 p1) */
+    ggl_add(g, J, EM_R4_Q_B, 1.0, g->Bm, NULL);
+    ggl_add(g, J, EM_R4_P_G, 1.0, g->Gb, Minv);
+    return WB_OK;
+}
+
+/* The rest of the Newton matrix at the x of the last em_sparse_jacobian:
+ * h dq (x) grad c in the R2 rows and q1 columns (zero where c was cut). */
+static int em_rank_one(void *user, const double *x, double *u, double *v)
+{
+    ggl *g = user;
+    const int n = g->n;
+    (void)x;
+    memset(u, 0, (size_t)g->size * sizeof(double));
+    memset(v, 0, (size_t)g->size * sizeof(double));
+    if (g->dg_c == 0.0)
+        return WB_OK;
+    for (int i = 0; i < n; i++) {
+        u[g->off_p + i] = g->h * g->db[i]; /* the R2 rows lie where p1 does */
+        v[g->off_q + i] = g->dq[i];
+    }
+    return WB_OK;
+}
+
 const ggl_scheme ggl_em_scheme = {
     .label = "EM",
     .has_velocity = 0,
@@ -125,6 +218,9 @@ const ggl_scheme ggl_em_scheme = {
     .residual = em_residual,
     .jacobian = em_jacobian,
     .start_values = ggl_discrete_gradient_start,
+    .place_blocks = em_place,
+    .sparse_jacobian = em_sparse_jacobian,
+    .sparse_rank_one = em_rank_one,
 };
 
 const ggl_scheme ggl_em_gonzalez_scheme = {
@@ -134,4 +230,7 @@ const ggl_scheme ggl_em_gonzalez_scheme = {
     .residual = em_residual,
     .jacobian = em_jacobian,
     .start_values = ggl_discrete_gradient_start,
+    .place_blocks = em_place,
+    .sparse_jacobian = em_sparse_jacobian,
+    .sparse_rank_one = em_rank_one,
 };

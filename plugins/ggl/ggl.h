@@ -24,6 +24,7 @@
 
 #include <workbench/workbench.h>
 
+#include "wb_fd_coloured.h"
 #include "wb_sparse_method.h"
 
 typedef struct ggl ggl;
@@ -42,6 +43,8 @@ typedef struct ggl_scheme {
      * g->sparse.J, and its values in that pattern */
     int (*place_blocks)(ggl *g);
     wb_jacobian_fn sparse_jacobian;
+    /* and the rank-one part of that Newton matrix (optional; ABI 1.4) */
+    wb_rank_one_fn sparse_rank_one;
 } ggl_scheme;
 
 /* linear_solver = sparse: the model's patterns, the diagonal mass and the
@@ -56,6 +59,9 @@ typedef struct ggl_sparse {
     const wb_sparse_pattern *G, *T, *H;
     wb_block_matrix J;
     int block[GGL_MAX_BLOCKS];
+    /* Greenspan's d DG / d q1 by differences in Hess V's pattern (which
+     * holds it for V = sum_i V_i(pi_i)): the columns' colours */
+    wb_fd_colouring colouring;
 } ggl_sparse;
 
 /* How the energy-momentum schemes discretise grad V. */
@@ -97,7 +103,8 @@ struct ggl {
     double *Ga, *Gb, *Bm, *MGt;               /* m x n each (MGt: n x m)   */
     double *Ta, *Tb, *K, *N1, *N2;            /* n x n each                */
     double *dq, *da, *db, *dH;                /* discrete gradient: n, n, n, n x n */
-    double *fd;                               /* its central differences: 3 n */
+    double *fd;                               /* its central differences: 4 n */
+    double dg_c;              /* sparse path: Gonzalez's c at the last Jacobian */
     ggl_sparse sparse;
 };
 
@@ -143,6 +150,14 @@ int ggl_start(void *inst, double t, double h, const double *q, const double *p,
 void ggl_discrete_gradient(ggl *g, const double *q1, double *dg);
 void ggl_discrete_gradient_jacobian(ggl *g, const double *q1, double *J);
 void ggl_discrete_gradient_start(ggl *g);
+/* The sparse path's d DG / d q1 = s H + c I + dq (x) grad c, with H in
+ * Hess V's pattern (values): Gonzalez's s = 1/2, H = Hess V(q_m) and c
+ * its coefficient; Greenspan's s = 1, H its derivative by coloured
+ * differences and c = 0.  Returns c, with dq in g->db and grad c (where
+ * c != 0) in g->dq: the rank-one part, which the Newton solves take by
+ * Sherman-Morrison (host->newton_set_rank_one). */
+double ggl_discrete_gradient_sparse_jacobian(ggl *g, const double *q1, double *values,
+                                             double *s);
 
 /* The products the residuals are made of, on either path: y = M^-1 x,
  * y = M x; G(q), T(q; mu), B(q; w) into an instance array (dense, or

@@ -32,8 +32,9 @@ enum { OPT_TOL, OPT_MAX_ITER, OPT_CONVERGENCE, OPT_GUESS, OPT_SOLVER, OPT_LINEAR
      "the same step equations solved along h' = s h, s from 0 to 1 (secant predictor, "    \
      "Newton corrector): the scheme is unchanged, only the way to its solution"},           \
     WB_LINEAR_SOLVER_OPTION("G, Hess V and T(q; mu) in patterns, a diagonal mass and "   \
-                            "quadratic constraints; VI-S and theta-VI only: EM's discrete " \
-                            "gradient Jacobian is dense")
+                            "quadratic constraints; EM, EM-G: d DG V/dq in Hess V's "       \
+                            "pattern, Gonzalez's rank-one term by Sherman-Morrison, "        \
+                            "Greenspan's by differences grouped by a column colouring")
 
 static void decode_common(const wb_option_value *opts, const wb_host *host, ggl *proto)
 {

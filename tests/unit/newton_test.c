@@ -523,6 +523,127 @@ static void test_residual_scale(const wb_host *host)
     CHECK(fabs(one.x[0] - sqrt(2.0)) <= 1e-12, "scale 1: x %.17g", one.x[0]);
 }
 
+/* ---- jacobian_rank_one (1.4) ------------------------------------------------------- */
+
+/* r_i = a_i x_i + w_i s^2 - b_i with s = sum_j x_j, root x = (1, 2, 3, 4):
+ * the Jacobian diag(a) + (2 s w) 1^T is diagonal plus rank one. */
+static const double rank_a[4] = {3, -2, 5, 4}, rank_w[4] = {0.1, -0.3, 0.2, 0.05};
+
+static double rank_sum(const double *x) { return x[0] + x[1] + x[2] + x[3]; }
+
+static int rank_residual(void *user, const double *x, double *r)
+{
+    (void)user;
+    const double s = rank_sum(x);
+    for (int i = 0; i < 4; i++)
+        r[i] = rank_a[i] * (x[i] - (i + 1)) + rank_w[i] * (s * s - 100.0);
+    return WB_OK;
+}
+
+static int rank_full_jacobian(void *user, const double *x, double *J)
+{
+    (void)user;
+    const double s = rank_sum(x);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            J[i * 4 + j] = (i == j ? rank_a[i] : 0.0) + 2 * s * rank_w[i];
+    return WB_OK;
+}
+
+static int rank_diagonal_dense(void *user, const double *x, double *J)
+{
+    (void)user, (void)x;
+    memset(J, 0, 16 * sizeof(double));
+    for (int i = 0; i < 4; i++)
+        J[i * 4 + i] = rank_a[i];
+    return WB_OK;
+}
+
+static int rank_diagonal_values(void *user, const double *x, double *values)
+{
+    (void)user, (void)x;
+    memcpy(values, rank_a, sizeof rank_a);
+    return WB_OK;
+}
+
+static int rank_part(void *user, const double *x, double *u, double *v)
+{
+    (void)user;
+    const double s = rank_sum(x);
+    for (int i = 0; i < 4; i++)
+        u[i] = 2 * s * rank_w[i], v[i] = 1.0;
+    return WB_OK;
+}
+
+static int rank_identity_values(void *user, const double *x, double *values)
+{
+    (void)user, (void)x;
+    for (int i = 0; i < 4; i++)
+        values[i] = 1.0;
+    return WB_OK;
+}
+
+static int rank_singular_part(void *user, const double *x, double *u, double *v)
+{
+    (void)user, (void)x;
+    for (int i = 0; i < 4; i++)
+        u[i] = -0.25, v[i] = 1.0;
+    return WB_OK;
+}
+
+/* The rank-one part on a dense and on a sparse workspace: the same iterates
+ * as the full Jacobian, to round-off, in as many iterations; a sparse part
+ * that the rank-one term makes singular is refused. */
+static void test_rank_one(const wb_host *host)
+{
+    const double x0[4] = {0.5, 1.0, 4.0, 3.0}, root[4] = {1, 2, 3, 4};
+    wb_newton_options opt = defaults(host);
+    run full = solve(host, 4, rank_residual, rank_full_jacobian, x0, &opt, 0);
+    CHECK_STATUS(full.status, WB_OK, "rank one: full Jacobian");
+    run dense;
+    memset(&dense, 0, sizeof dense);
+    dense.stats.struct_size = sizeof dense.stats;
+    memcpy(dense.x, x0, sizeof x0);
+    wb_newton *dense_ws = host->newton_create(host, 4);
+    host->newton_set_rank_one(host, dense_ws, rank_part);
+    dense.status = host->newton_solve(host, dense_ws, rank_residual, rank_diagonal_dense, NULL,
+                                      dense.x, &opt, &dense.stats, NULL);
+    host->newton_destroy(host, dense_ws);
+    CHECK_STATUS(dense.status, WB_OK, "rank one: dense workspace");
+
+    const int diagonal[5] = {0, 1, 2, 3, 4};
+    const wb_sparse_pattern pattern = {sizeof pattern, 4, 4, 4, diagonal, diagonal};
+    wb_newton *ws = host->newton_create_sparse(host, &pattern);
+    host->newton_set_rank_one(host, ws, rank_part);
+    run sparse;
+    memset(&sparse, 0, sizeof sparse);
+    sparse.stats.struct_size = sizeof sparse.stats;
+    memcpy(sparse.x, x0, sizeof x0);
+    sparse.status = host->newton_solve(host, ws, rank_residual, rank_diagonal_values, NULL,
+                                       sparse.x, &opt, &sparse.stats, NULL);
+    CHECK_STATUS(sparse.status, WB_OK, "rank one: sparse workspace");
+    for (int i = 0; i < 4; i++) {
+        CHECK(fabs(dense.x[i] - root[i]) <= 1e-12 && fabs(sparse.x[i] - root[i]) <= 1e-12,
+              "rank one: x_%d dense %.17g, sparse %.17g, root %g", i, dense.x[i], sparse.x[i],
+              root[i]);
+    }
+    CHECK(full.stats.newton_iterations == dense.stats.newton_iterations &&
+              full.stats.newton_iterations == sparse.stats.newton_iterations,
+          "rank one: iterations full %llu, dense %llu, sparse %llu",
+          (unsigned long long)full.stats.newton_iterations,
+          (unsigned long long)dense.stats.newton_iterations,
+          (unsigned long long)sparse.stats.newton_iterations);
+    /* diag(1, 1, 1, 1) + u v^T with v.u = -1: singular */
+    double x[4] = {0, 0, 0, 0};
+    host_clear_error();
+    host->newton_set_rank_one(host, ws, rank_singular_part);
+    int status = host->newton_solve(host, ws, rank_residual, rank_identity_values, NULL, x,
+                                    &opt, NULL, NULL);
+    CHECK_STATUS(status, WB_ERR_SINGULAR, "rank one: 1 + v.S^-1 u = 0");
+    CHECK_CONTAINS(host_last_error(), "rank one", "rank one: singular");
+    host->newton_destroy(host, ws);
+}
+
 int main(int argc, char **argv)
 {
     const wb_host *host = host_services();
@@ -543,5 +664,6 @@ int main(int argc, char **argv)
     test_step_tol_tight(host);
     test_settle_update(host);
     test_residual_scale(host);
+    test_rank_one(host);
     return test_summary("newton");
 }

@@ -47,6 +47,9 @@
  *     (sparse_lu_*, newton_create_sparse: reverse Cuthill-McKee ordering,
  *     LAPACK banded LU); wb_method.complete_options (options that follow
  *     from others, completed before validate()).
+ *   - 1.4 added: the host's newton_set_rank_one (a Newton Jacobian that is
+ *     a sparse matrix plus an outer product u v^T, solved by
+ *     Sherman-Morrison on the sparse LU).
  */
 #ifndef WORKBENCH_ABI_H
 #define WORKBENCH_ABI_H
@@ -55,7 +58,7 @@
 #include <stdint.h>
 
 #define WB_ABI_MAJOR 1
-#define WB_ABI_MINOR 3
+#define WB_ABI_MINOR 4
 
 /* Name of the single symbol a plugin exports. */
 #define WB_ENTRY_SYMBOL "workbench_plugin_entry"

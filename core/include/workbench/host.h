@@ -75,6 +75,10 @@ typedef int (*wb_residual_fn)(void *user, const double *x, double *r);
 /* Jacobian J(x), n x n row-major, J[i*n+j] = d r_i / d x_j. */
 typedef int (*wb_jacobian_fn)(void *user, const double *x, double *J);
 
+/* The rank-one part u v^T of a Jacobian at x: u and v, n values each
+ * (1.4: newton_set_rank_one). */
+typedef int (*wb_rank_one_fn)(void *user, const double *x, double *u, double *v);
+
 typedef struct wb_newton_options {
     uint32_t struct_size;
     double tol;        /* converged when max_i |r_i| <= tol                 */
@@ -239,6 +243,20 @@ struct wb_host {
      * callback is required (no differences).  newton_solve and
      * newton_destroy take this workspace like any other. */
     wb_newton *(*newton_create_sparse)(const wb_host *host, const wb_sparse_pattern *pattern);
+
+    /* ---- 1.4 (test WB_HAS_FIELD first) ----------------------------------- */
+
+    /* Give workspace ws's Jacobians a rank-one part (NULL: none, the
+     * default): the Jacobian is then the matrix jacobian() writes plus
+     * u v^T, which rank_one writes at the same x right after each
+     * jacobian() call (not with differences: they hold all of it).  A
+     * sparse workspace factors the sparse part alone and solves by the
+     * Sherman-Morrison formula (one more solve with its LU per Jacobian,
+     * O(n) per update), so a matrix that one outer product makes dense
+     * (Gonzalez's discrete gradient) keeps its sparse cost; a dense one
+     * adds u v^T before its LU.  newton_solve returns WB_ERR_SINGULAR when
+     * 1 + v.S^-1 u vanishes. */
+    void (*newton_set_rank_one)(const wb_host *host, wb_newton *ws, wb_rank_one_fn rank_one);
 };
 
 /* Index of element (i, j) in LAPACK band storage (column-major). */

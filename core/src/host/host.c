@@ -145,6 +145,7 @@ static const wb_host the_host = {
     .sparse_lu_solve = sparse_lu_solve,
     .sparse_lu_band = sparse_lu_band,
     .newton_create_sparse = newton_create_sparse,
+    .newton_set_rank_one = newton_set_rank_one,
 };
 
 const wb_host *host_services(void)

@@ -48,6 +48,7 @@ void sparse_lu_band(const wb_host *host, const wb_sparse_lu *lu, int *kl, int *k
 
 wb_newton *newton_create(const wb_host *host, int n);
 wb_newton *newton_create_sparse(const wb_host *host, const wb_sparse_pattern *pattern);
+void newton_set_rank_one(const wb_host *host, wb_newton *ws, wb_rank_one_fn rank_one);
 void newton_destroy(const wb_host *host, wb_newton *ws);
 int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
                  wb_jacobian_fn jacobian, void *user, double *x,

@@ -15,6 +15,12 @@ struct wb_newton {
     double *update;     /* n */
     double *shifted;    /* n: FD residual at x + delta e_j */
     int *pivots;        /* n */
+    /* jacobian_rank_one: u (sparse: then S^-1 u) and v, n each; whether the
+     * factors are those of the sparse part alone, and 1 + v.S^-1 u */
+    wb_rank_one_fn rank_one_fn; /* newton_set_rank_one, or NULL */
+    double *rank_u, *rank_v;
+    int rank_one;
+    double rank_denominator;
 };
 
 wb_newton *newton_create(const wb_host *host, int n)
@@ -24,7 +30,7 @@ wb_newton *newton_create(const wb_host *host, int n)
         return NULL;
     }
     wb_newton *ws = calloc(1, sizeof *ws);
-    double *block = calloc((size_t)n * (size_t)(n + 3), sizeof(double));
+    double *block = calloc((size_t)n * (size_t)(n + 5), sizeof(double));
     int *pivots = calloc((size_t)n, sizeof(int));
     if (!ws || !block || !pivots) {
         free(ws);
@@ -38,6 +44,8 @@ wb_newton *newton_create(const wb_host *host, int n)
     ws->residual = block + (size_t)n * n;
     ws->update = ws->residual + n;
     ws->shifted = ws->update + n;
+    ws->rank_u = ws->shifted + n;
+    ws->rank_v = ws->rank_u + n;
     ws->pivots = pivots;
     return ws;
 }
@@ -51,7 +59,7 @@ wb_newton *newton_create_sparse(const wb_host *host, const wb_sparse_pattern *pa
         return NULL;
     const int n = pattern->rows;
     wb_newton *ws = calloc(1, sizeof *ws);
-    double *block = calloc((size_t)pattern->nnz + 3 * (size_t)n, sizeof(double));
+    double *block = calloc((size_t)pattern->nnz + 5 * (size_t)n, sizeof(double));
     if (!ws || !block) {
         free(ws);
         free(block);
@@ -65,6 +73,8 @@ wb_newton *newton_create_sparse(const wb_host *host, const wb_sparse_pattern *pa
     ws->residual = block + pattern->nnz;
     ws->update = ws->residual + n;
     ws->shifted = ws->update + n;
+    ws->rank_u = ws->shifted + n;
+    ws->rank_v = ws->rank_u + n;
     return ws;
 }
 
@@ -121,12 +131,42 @@ static int fd_jacobian(const wb_host *host, wb_newton *ws,
     return WB_OK;
 }
 
+void newton_set_rank_one(const wb_host *host, wb_newton *ws, wb_rank_one_fn rank_one)
+{
+    (void)host;
+    ws->rank_one_fn = rank_one;
+}
+
+/* Sherman-Morrison's precomputation on the sparse part's fresh factors:
+ * u := S^-1 u and 1 + v.S^-1 u, which must not vanish (exactly, as the
+ * dense LU's pivots). */
+static int prepare_rank_one(const wb_host *host, wb_newton *ws, wb_step_stats *stats)
+{
+    const int n = ws->n;
+    int status = sparse_lu_solve(host, ws->sparse, 1, ws->rank_u);
+    if (stats)
+        stats->linear_solves++;
+    if (status != WB_OK)
+        return status;
+    ws->rank_denominator = 1.0 + vec_dot(n, ws->rank_v, ws->rank_u);
+    if (ws->rank_denominator == 0.0 || !isfinite(ws->rank_denominator)) {
+        host->error(host, "Newton: the Jacobian (%dx%d, sparse plus rank one) is singular "
+                    "(1 + v.S^-1 u = %.3e)", n, n, ws->rank_denominator);
+        return isfinite(ws->rank_denominator) ? WB_ERR_SINGULAR : WB_ERR_NONFINITE;
+    }
+    ws->rank_one = 1;
+    return WB_OK;
+}
+
 static int form_jacobian(const wb_host *host, wb_newton *ws,
                          wb_residual_fn residual, wb_jacobian_fn jacobian,
                          void *user, double *x, const wb_newton_options *opt,
                          wb_step_stats *stats)
 {
     int status;
+    /* only with an analytic Jacobian: differences already hold all of it */
+    wb_rank_one_fn rank_one = jacobian ? ws->rank_one_fn : NULL;
+    ws->rank_one = 0;
     if (stats)
         stats->jacobian_evals++;
     if (ws->sparse) {
@@ -135,6 +175,8 @@ static int form_jacobian(const wb_host *host, wb_newton *ws,
             return WB_ERR_INVALID;
         }
         status = jacobian(user, x, ws->jacobian);
+        if (status == WB_OK && rank_one)
+            status = rank_one(user, x, ws->rank_u, ws->rank_v);
         if (status != WB_OK)
             return status;
         if (stats)
@@ -142,10 +184,17 @@ static int form_jacobian(const wb_host *host, wb_newton *ws,
         status = sparse_lu_factor(host, ws->sparse, ws->jacobian);
         if (status == WB_ERR_SINGULAR)
             host->error(host, "Newton: the sparse Jacobian (%dx%d) is singular", ws->n, ws->n);
+        if (status == WB_OK && rank_one)
+            status = prepare_rank_one(host, ws, stats);
         return status;
     }
     if (jacobian) {
         status = jacobian(user, x, ws->jacobian);
+        if (status == WB_OK && rank_one) {
+            status = rank_one(user, x, ws->rank_u, ws->rank_v);
+            for (int i = 0; status == WB_OK && i < ws->n; i++)
+                vec_axpy(ws->n, ws->rank_u[i], ws->rank_v, ws->jacobian + (size_t)i * ws->n);
+        }
     } else {
         double eps = opt->fd_eps > 0.0 ? opt->fd_eps : sqrt(DBL_EPSILON);
         status = fd_jacobian(host, ws, residual, user, x, eps, stats);
@@ -295,6 +344,9 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
         status = ws->sparse ? sparse_lu_solve(host, ws->sparse, 1, ws->update)
                             : linalg_lu_solve(host, n, 1, ws->jacobian, ws->pivots,
                                               ws->update);
+        if (status == WB_OK && ws->rank_one) /* Sherman-Morrison */
+            vec_axpy(n, -vec_dot(n, ws->rank_v, ws->update) / ws->rank_denominator,
+                     ws->rank_u, ws->update);
         if (stats)
             stats->linear_solves++;
         if (status != WB_OK)
