@@ -3,12 +3,18 @@
  * pivot, gravity along the last axis:
  *
  *   q = (x_1, ..., x_N) in R^(dN),  M = m I,
- *   V = m g sum_k x_k,d,
+ *   V = m g sum_k x_k,d + kb/2 sum_(j=1..N-1) (|x_(j+1) - x_(j-1)|^2 - 4 l^2)^2,
  *   g_k(q) = (|x_k - x_(k-1)|^2 - l^2) / 2,   k = 1..N.
+ *
+ * The second term (kb > 0; 0 by default) is a bending stiffness: zero for
+ * a straight chain, quartic in q, its Hessian couples x_(j-1) and x_(j+1)
+ * (blocks two points apart: banded), and it makes the energy-momentum
+ * schemes' discrete gradients differ from the midpoint gradient.
  *
  * G has 2d nonzeros a row (d in the first), G M^-1 G^T is tridiagonal,
  * T(q; mu) = sum_k mu_k D^2 g_k is block tridiagonal with diagonal blocks
- * (each D^2 g_k is [I -I; -I I] on (x_(k-1), x_k)), and V is linear: the
+ * (each D^2 g_k is [I -I; -I I] on (x_(k-1), x_k)), and V is linear for
+ * kb = 0 (an empty Hessian pattern), its Hessian banded otherwise: the
  * model declares all of it (wb.sparsity/1), so a method that uses the
  * patterns steps in O(N).  The dense callbacks stay the reference that
  * check-model compares against; they cost O(N^2) memory per call, so a
@@ -35,21 +41,24 @@
 
 typedef struct chain {
     int N, d, n;             /* links, dimension, nq = d N          */
-    double m, l, g;
+    double m, l, g, kb;
     int *G_start, *G_columns; /* the patterns (wb.sparsity/1)        */
     int *T_start, *T_columns;
-    int *H_start;            /* the Hessian of V: empty             */
+    int *H_start, *H_columns; /* the Hessian of V: empty for kb = 0  */
     double *row_values;      /* G's nonzeros, for the dense callbacks */
     wb_sparse_pattern G, T, H;
 } chain;
 
-enum { P_N, P_SPATIAL, P_M, P_L, P_G };
+enum { P_N, P_SPATIAL, P_M, P_L, P_G, P_KB };
 static const wb_param_spec params[] = {
     {"N", 4, 1, 10000, "number of links (and of point masses and constraints)"},
     {"spatial", 0, 0, 1, "0: planar links in R^2, 1: spatial links in R^3"},
     {"m", 1.0, 1e-12, 1e12, "mass of each point"},
     {"l", 1.0, 1e-12, 1e12, "length of each link"},
     {"g", 9.81, 0.0, 1e12, "gravitational acceleration (along -e_d)"},
+    {"kb", 0.0, 0.0, 1e6,
+     "bending stiffness: V += kb/2 sum_j (|x_(j+1) - x_(j-1)|^2 - 4 l^2)^2 (x_0 the pivot), "
+     "zero for a straight chain; 0: gravity alone"},
 };
 
 static const char *const invariant_names[] = {"Lz"};
@@ -64,24 +73,29 @@ static void destroy(void *self)
     free(c->T_start);
     free(c->T_columns);
     free(c->H_start);
+    free(c->H_columns);
     free(c->row_values);
     free(c);
 }
 
 /* Row k of G: the coordinates of x_(k-1) (k > 0) and of x_k, in order.
- * Row r of T: the same component of the previous, this and the next point. */
+ * Row r of T: the same component of the previous, this and the next point.
+ * Row r of Hess V (kb > 0): every component of the points two before, at
+ * and two after r's point. */
 static int build_patterns(chain *c)
 {
     const int N = c->N, d = c->d, n = c->n;
     const int G_nnz = d + 2 * d * (N - 1), T_nnz = n + 2 * d * (N - 1);
+    const int H_nnz = c->kb > 0 ? d * n + (N > 2 ? 2 * d * d * (N - 2) : 0) : 0;
     c->G_start = malloc(((size_t)N + 1) * sizeof(int));
     c->G_columns = malloc((size_t)G_nnz * sizeof(int));
     c->T_start = malloc(((size_t)n + 1) * sizeof(int));
     c->T_columns = malloc((size_t)T_nnz * sizeof(int));
     c->H_start = calloc((size_t)n + 1, sizeof(int));
+    c->H_columns = malloc(((size_t)H_nnz + 1) * sizeof(int));
     c->row_values = malloc((size_t)G_nnz * sizeof(double));
     if (!c->G_start || !c->G_columns || !c->T_start || !c->T_columns || !c->H_start ||
-        !c->row_values)
+        !c->H_columns || !c->row_values)
         return -1;
     int at = 0;
     for (int k = 0; k < N; k++) {
@@ -100,9 +114,19 @@ static int build_patterns(chain *c)
             c->T_columns[at++] = r + d;
     }
     c->T_start[n] = at;
+    at = 0;
+    for (int r = 0; c->kb > 0 && r < n; r++) {
+        const int a = r / d;
+        c->H_start[r] = at;
+        for (int b = a - 2; b <= a + 2; b += 2)
+            if (b >= 0 && b < N)
+                for (int j = 0; j < d; j++)
+                    c->H_columns[at++] = d * b + j;
+    }
+    c->H_start[n] = at;
     c->G = (wb_sparse_pattern){sizeof(wb_sparse_pattern), N, n, G_nnz, c->G_start, c->G_columns};
     c->T = (wb_sparse_pattern){sizeof(wb_sparse_pattern), n, n, T_nnz, c->T_start, c->T_columns};
-    c->H = (wb_sparse_pattern){sizeof(wb_sparse_pattern), n, n, 0, c->H_start, c->H_start};
+    c->H = (wb_sparse_pattern){sizeof(wb_sparse_pattern), n, n, at, c->H_start, c->H_columns};
     return 0;
 }
 
@@ -121,7 +145,7 @@ static int create(const wb_host *host, const double *values, void **self, wb_mod
     c->N = (int)values[P_N];
     c->d = values[P_SPATIAL] != 0 ? 3 : 2;
     c->n = c->d * c->N;
-    c->m = values[P_M], c->l = values[P_L], c->g = values[P_G];
+    c->m = values[P_M], c->l = values[P_L], c->g = values[P_G], c->kb = values[P_KB];
     if (build_patterns(c) != 0) {
         destroy(c);
         host->error(host, "pendulum_chain: out of memory for N = %d", (int)values[P_N]);
@@ -155,29 +179,88 @@ static void mass_solve(void *self, const double *q, const double *p, double *v)
         v[i] = p[i] / c->m;
 }
 
+/* Bending term j = 1..N-1 (0-based points): e = x(j) - x(j-2), x(-1) the
+ * pivot; returns s = |e|^2 - 4 l^2. */
+static double bend(const chain *c, const double *q, int j, double e[3])
+{
+    double r2 = 0;
+    for (int i = 0; i < c->d; i++) {
+        e[i] = q[c->d * j + i] - (j >= 2 ? q[c->d * (j - 2) + i] : 0.0);
+        r2 += e[i] * e[i];
+    }
+    return r2 - 4 * c->l * c->l;
+}
+
 static double potential(void *self, const double *q)
 {
     const chain *c = self;
-    double height = 0;
+    double height = 0, bending = 0, e[3];
     for (int k = 0; k < c->N; k++)
         height += q[c->d * k + c->d - 1];
-    return c->m * c->g * height;
+    for (int j = 1; c->kb > 0 && j < c->N; j++) {
+        const double s = bend(c, q, j, e);
+        bending += s * s;
+    }
+    return c->m * c->g * height + 0.5 * c->kb * bending;
 }
 
 static void potential_gradient(void *self, const double *q, double *grad)
 {
     const chain *c = self;
-    (void)q;
+    double e[3];
     memset(grad, 0, (size_t)c->n * sizeof(double));
     for (int k = 0; k < c->N; k++)
         grad[c->d * k + c->d - 1] = c->m * c->g;
+    for (int j = 1; c->kb > 0 && j < c->N; j++) {
+        const double s = bend(c, q, j, e);
+        for (int i = 0; i < c->d; i++) {
+            grad[c->d * j + i] += 2 * c->kb * s * e[i];
+            if (j >= 2)
+                grad[c->d * (j - 2) + i] -= 2 * c->kb * s * e[i];
+        }
+    }
+}
+
+/* The block of Hess V between points a and b (|a - b| = 0 or 2) into A
+ * (d x d): term j's kb (4 e e^T + 2 s I) on (j, j) and (j - 2, j - 2), its
+ * negative on (j, j - 2) and (j - 2, j). */
+static void add_bend_term(const chain *c, const double *q, int j, double sign, double *A)
+{
+    double e[3];
+    if (j < 1 || j >= c->N)
+        return;
+    const double s = bend(c, q, j, e);
+    for (int i = 0; i < c->d; i++)
+        for (int k = 0; k < c->d; k++)
+            A[i * c->d + k] += sign * c->kb * (4 * e[i] * e[k] + (i == k ? 2 * s : 0.0));
+}
+
+static void hessian_block(const chain *c, const double *q, int a, int b, double *A)
+{
+    memset(A, 0, (size_t)c->d * c->d * sizeof(double));
+    if (a == b) { /* the terms j = a (a as x(j)) and j = a + 2 (a as x(j - 2)) */
+        add_bend_term(c, q, a, 1.0, A);
+        add_bend_term(c, q, a + 2, 1.0, A);
+    } else {
+        add_bend_term(c, q, a > b ? a : b, -1.0, A);
+    }
 }
 
 static void potential_hessian(void *self, const double *q, double *H)
 {
     const chain *c = self;
-    (void)q;
+    const int d = c->d;
+    double A[9];
     memset(H, 0, (size_t)c->n * c->n * sizeof(double));
+    for (int a = 0; c->kb > 0 && a < c->N; a++)
+        for (int b = a - 2; b <= a + 2; b += 2) {
+            if (b < 0 || b >= c->N)
+                continue;
+            hessian_block(c, q, a, b, A);
+            for (int i = 0; i < d; i++)
+                for (int k = 0; k < d; k++)
+                    H[(size_t)(d * a + i) * c->n + d * b + k] = A[i * d + k];
+        }
 }
 
 /* ---- the links -------------------------------------------------------------- */
@@ -304,9 +387,21 @@ static const wb_sparse_pattern *jacobian_pattern(void *self) { return &((chain *
 static const wb_sparse_pattern *contract_pattern(void *self) { return &((chain *)self)->T; }
 static const wb_sparse_pattern *hessian_pattern(void *self) { return &((chain *)self)->H; }
 
+/* In the pattern's order: row (a, i), then the blocks b = a - 2, a, a + 2. */
 static void potential_hessian_values(void *self, const double *q, double *values)
 {
-    (void)self, (void)q, (void)values; /* V is linear: no nonzeros */
+    const chain *c = self;
+    const int d = c->d;
+    double A[9];
+    for (int a = 0; c->kb > 0 && a < c->N; a++) /* kb = 0: no nonzeros */
+        for (int i = 0; i < d; i++)
+            for (int b = a - 2; b <= a + 2; b += 2) {
+                if (b < 0 || b >= c->N)
+                    continue;
+                hessian_block(c, q, a, b, A);
+                for (int k = 0; k < d; k++)
+                    *values++ = A[i * d + k];
+            }
 }
 
 /* ---- invariants and the initial state ------------------------------------------- */

@@ -3,9 +3,11 @@
  * on chain-like, block-chain, scrambled and irregular patterns, the band
  * reverse Cuthill-McKee finds for a scrambled chain, and the refusals
  * (malformed pattern, singular and non-finite matrices, a sparse Newton
- * without its Jacobian). */
+ * without its Jacobian); and lib/wb_fd_coloured.h's Jacobian by coloured
+ * differences against the dense differences. */
 #include "host/host.h"
 #include "test_check.h"
+#include "wb_fd_coloured.h"
 #include "wb_sparse.h"
 
 #include <math.h>
@@ -247,11 +249,60 @@ static void test_newton(const wb_host *host)
     wb_csr_free(&a);
 }
 
+/* F_i(x) = sum over the pentadiagonal band j of sin(x_i x_j) (i + 1) / (1 + |i - j|): row
+ * i depends on columns i-2 .. i+2 exactly. */
+enum { FD_N = 40 };
+static void banded_map(void *ctx, const double *x, double *F)
+{
+    (void)ctx;
+    for (int i = 0; i < FD_N; i++) {
+        F[i] = 0;
+        for (int j = i - 2; j <= i + 2; j++)
+            if (j >= 0 && j < FD_N)
+                F[i] += sin(x[i] * x[j] + 0.1 * j) * (i + 1) / (1.0 + abs(i - j));
+    }
+}
+
+/* Five colours for any length, and every entry equal to the dense central
+ * differences' (the same steps and divisors: row i sees only its own
+ * columns' shifts), bit for bit. */
+static void test_coloured_differences(void)
+{
+    unsigned char mask[FD_N * FD_N];
+    for (int i = 0; i < FD_N; i++)
+        for (int j = 0; j < FD_N; j++)
+            mask[i * FD_N + j] = abs(i - j) <= 2;
+    wb_csr p;
+    wb_fd_colouring colouring;
+    CHECK(pattern_from_mask(FD_N, mask, &p) == 0, "coloured: pattern");
+    CHECK(wb_fd_colouring_build(&p.pattern, &colouring) == 0, "coloured: colouring");
+    CHECK(colouring.colours == 5, "coloured: %d colours for a pentadiagonal pattern, 5 expected",
+          colouring.colours);
+    double x[FD_N], scratch[4 * FD_N], dense[FD_N * FD_N], values[FD_N * 5];
+    unsigned state = 7;
+    for (int i = 0; i < FD_N; i++)
+        x[i] = 2 * noise(&state);
+    wb_central_jacobian(banded_map, NULL, FD_N, FD_N, x, scratch, dense);
+    wb_central_jacobian_coloured(banded_map, NULL, &p.pattern, &colouring, x, scratch, values);
+    int equal = 1;
+    for (int i = 0; i < FD_N; i++)
+        for (int e = p.row_start[i]; e < p.row_start[i + 1]; e++)
+            equal &= values[e] == dense[i * FD_N + p.columns[e]];
+    CHECK(equal, "coloured: every entry equal to the dense differences'");
+    double analytic = cos(x[3] * x[4] + 0.4) * x[3] * 4 / 2.0; /* dF_3/dx_4 */
+    const int e34 = wb_csr_find(&p.pattern, 3, 4);
+    CHECK(fabs(values[e34] - analytic) <= 1e-9 * fmax(1.0, fabs(analytic)),
+          "coloured: dF_3/dx_4 = %.17g, analytic %.17g", values[e34], analytic);
+    wb_fd_colouring_free(&colouring);
+    wb_csr_free(&p);
+}
+
 int main(void)
 {
     const wb_host *host = host_services();
     test_patterns(host);
     test_refusals(host);
     test_newton(host);
+    test_coloured_differences();
     return test_summary("sparse_lu_test");
 }
