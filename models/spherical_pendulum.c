@@ -96,6 +96,18 @@ static void jacobian(void *self, const double *q, double *G)
         G[i] = q[i] / (s->l * s->l);
 }
 
+/* grad V, g and G at once, for RATTLE (the expressions of the three
+ * functions above) */
+static void point_values(void *self, const double *q, double *grad, double *g, double *G)
+{
+    const spherical *s = self;
+    grad[0] = grad[1] = 0.0;
+    grad[2] = s->m * s->g;
+    g[0] = 0.5 * ((q[0] * q[0] + q[1] * q[1] + q[2] * q[2]) / (s->l * s->l) - 1.0);
+    for (int i = 0; i < 3; i++)
+        G[i] = q[i] / (s->l * s->l);
+}
+
 static void hessian_contract(void *self, const double *q, const double *mu, double *T)
 {
     const spherical *s = self;
@@ -165,9 +177,15 @@ static const wb_initial_state_ext initial_state = {
     .initial = initial,
 };
 
+static const wb_holonomic_point_ext holonomic_point = {
+    .struct_size = sizeof(wb_holonomic_point_ext),
+    .evaluate = point_values,
+};
+
 static const wb_extension_entry extensions[] = {
     {WB_EXT_MECHANICAL, &mechanical},
     {WB_EXT_HOLONOMIC, &holonomic},
+    {WB_EXT_HOLONOMIC_POINT, &holonomic_point},
     {WB_EXT_INVARIANTS, &invariants},
     {WB_EXT_INITIAL_STATE, &initial_state},
 };

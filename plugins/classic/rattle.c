@@ -25,7 +25,14 @@
  * wb.sparsity/1, or probed through the model's solve): a step scales by it
  * instead of calling the model.  One constraint on the dense path (m = 1,
  * a pendulum) has a step of its own: the same operations with the 1x1
- * Newton iteration and solve written out and n = 2, 3 compiled as constants. */
+ * Newton iteration and solve written out and n = 2, 3 compiled as constants.
+ *
+ * A model with wb.holonomic_point/1 (ABI 1.4) gives grad V, g and G at a
+ * point in one call: the one-constraint step then makes one call per Newton
+ * residual (its G is the Newton matrix's, and at the solution G(q1) and
+ * grad V(q1) are the next step's start values), two a step for a pendulum
+ * instead of five.  The numbers are the same (option combined_evaluation =
+ * false makes the separate calls, for comparison). */
 #include "classic.h"
 #include "wb_array.h"
 #include "wb_mass.h"
@@ -77,6 +84,8 @@ typedef struct rattle {
     int *pivots;
     sparse_rows sparse;         /* W, G0, G1 are values in G's pattern when set */
     int one_constraint;         /* m = 1, dense: step_one_constraint */
+    int combined;               /* ... through the model's holonomic_point */
+    double *grad1;              /* grad V at Newton's trial position (combined) */
     const double *minv_diagonal; /* M^-1's diagonal (n) when M is diagonal, else NULL */
 } rattle;
 
@@ -84,7 +93,7 @@ typedef struct rattle {
  * create time (O(n^2)); larger ones on the dense path keep the model's solve. */
 enum { PROBED_MASS_MAX = 512 };
 
-enum { OPT_TOL, OPT_MAX_ITER, OPT_LINEAR_SOLVER };
+enum { OPT_TOL, OPT_MAX_ITER, OPT_LINEAR_SOLVER, OPT_COMBINED };
 static const wb_option_spec options[] = {
     {"tol", WB_OPT_NUMBER, 1e-12, 1e-16, 1e-2, NULL, NULL,
      "Newton tolerance on max |g(q1)| (relative to the size of g's terms, |q|^2 for "
@@ -92,6 +101,9 @@ static const wb_option_spec options[] = {
     {"max_iter", WB_OPT_INTEGER, 50, 1, 1000, NULL, NULL, "Newton iterations per step"},
     WB_LINEAR_SOLVER_OPTION("G's pattern and a diagonal mass; G M^-1 G^T in the pattern of "
                             "G G^T"),
+    {"combined_evaluation", WB_OPT_BOOLEAN, 1, 0, 1, NULL, NULL,
+     "one model call for grad V, g and G at a point when the model has wb.holonomic_point/1 "
+     "(one constraint, dense): the same numbers as separate calls, fewer calls a step"},
 };
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL};
@@ -188,7 +200,7 @@ static int create_common(const wb_host *host, const wb_model *model,
     r->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
     /* the dense path's G0, G1, W (m x n) and S (m x m) */
     const size_t dense = sparse ? 0 : (size_t)m * n, square = sparse ? 0 : (size_t)m * m;
-    size_t doubles = (size_t)n * 7 + dense * 3 + square + (size_t)m * 7 + n;
+    size_t doubles = (size_t)n * 8 + dense * 3 + square + (size_t)m * 7 + n;
     r->drift = calloc(doubles, sizeof(double));
     r->pivots = calloc((size_t)m, sizeof(int));
     if (!sparse)
@@ -213,11 +225,14 @@ static int create_common(const wb_host *host, const wb_model *model,
     r->saved_lambda = p, p += m;
     r->trial_lambda = p, p += m;
     r->scale = p, p += m;
+    r->grad1 = p, p += n;
     double *minv_diagonal = p;
     p += n;
     r->newton_options.struct_size = sizeof r->newton_options;
     r->newton_options.residual_scale = r->scale;
     r->one_constraint = !sparse && m == 1;
+    r->combined = r->one_constraint && opts[OPT_COMBINED].number != 0 &&
+                  wb_has_holonomic_point(model);
     if (sparse && (status = create_sparse(r)) != WB_OK) {
         if (status == WB_ERR_NOMEM)
             host->error(host, "rattle: out of memory for the sparse structure of '%s'",
@@ -428,7 +443,7 @@ static int velocity_multiplier(rattle *r, const double *q1, wb_step_stats *stats
 #define ONE_CONSTRAINT_ARRAYS                                                             \
     double *restrict grad0, double *restrict G0, double *restrict W, double *restrict G1, \
         double *restrict drift, double *restrict trial, double *restrict half,            \
-        double *restrict tmp, double *restrict cached_q
+        double *restrict tmp, double *restrict cached_q, double *restrict grad1
 
 ONE_CONSTRAINT_INLINE double dot_n(int n, const double *a, const double *b)
 {
@@ -463,10 +478,14 @@ ONE_CONSTRAINT_INLINE void inverse_mass_n(const rattle *r, int n, const double *
 /* The host's newton_solve (no step_tol, settle_update or simplified
  * iteration, a residual scale) for the one multiplier *lambda of
  * g(q1(lambda)) = 0, q1 = drift + c lambda W; trial holds q1(*lambda) on
- * return.  Same statistics and messages as the host's. */
-ONE_CONSTRAINT_INLINE int newton_one(const rattle *r, int n, double c, double scale,
-                                     double *lambda, const double *restrict drift,
-                                     const double *restrict W, double *restrict G1,
+ * return.  Same statistics and messages as the host's.  combined (a
+ * constant): each residual comes from the model's holonomic_point, with G
+ * and grad V at the trial into G1 and grad1, which hold them at q1 on
+ * return. */
+ONE_CONSTRAINT_INLINE int newton_one(const rattle *r, int n, int combined, double c,
+                                     double scale, double *lambda,
+                                     const double *restrict drift, const double *restrict W,
+                                     double *restrict G1, double *restrict grad1,
                                      double *restrict trial, wb_step_stats *stats)
 {
     const wb_host *host = r->host;
@@ -481,7 +500,10 @@ ONE_CONSTRAINT_INLINE int newton_one(const rattle *r, int n, double c, double sc
         for (int i = 0; i < n; i++)
             trial[i] = drift[i] + a * W[i];
         stats->residual_evals++;
-        wb_constraints(r->model, trial, &g);
+        if (combined)
+            wb_holonomic_point(r->model, trial, grad1, &g, G1);
+        else
+            wb_constraints(r->model, trial, &g);
         const double measure = fabs(g) / row_tol;
         if (!isfinite(g)) {
             host->error(host, "Newton: non-finite residual after %d iterations", iterations);
@@ -500,7 +522,8 @@ ONE_CONSTRAINT_INLINE int newton_one(const rattle *r, int n, double c, double sc
             return WB_ERR_NEWTON;
         }
         stats->jacobian_evals++;
-        wb_constraint_jacobian(r->model, trial, G1);
+        if (!combined)
+            wb_constraint_jacobian(r->model, trial, G1);
         const double J = c * dot_n(n, G1, W);
         stats->linear_solves++;
         if (!isfinite(J)) {
@@ -545,13 +568,19 @@ ONE_CONSTRAINT_INLINE int solve_one(const rattle *r, double S, double *mu)
     return WB_OK;
 }
 
-ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, double h, const double *q0,
-                                              const double *p0, double *q1, double *p1,
-                                              wb_step_stats *stats, ONE_CONSTRAINT_ARRAYS)
+ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, double h,
+                                              const double *q0, const double *p0, double *q1,
+                                              double *p1, wb_step_stats *stats,
+                                              ONE_CONSTRAINT_ARRAYS)
 {
     if (!r->cache_valid || !equal_n(n, q0, cached_q)) { /* point_values at q0 */
-        wb_potential_gradient(r->model, q0, grad0);
-        wb_constraint_jacobian(r->model, q0, G0);
+        if (combined) {
+            double g0;
+            wb_holonomic_point(r->model, q0, grad0, &g0, G0);
+        } else {
+            wb_potential_gradient(r->model, q0, grad0);
+            wb_constraint_jacobian(r->model, q0, G0);
+        }
         inverse_mass_n(r, n, q0, G0, W);
         stats->function_evals++;
     }
@@ -569,7 +598,8 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, double h, const 
     for (int i = 0; i < n; i++)
         drift[i] = q0[i] + h * drift[i];
     double lambda = r->lambda[0];
-    int status = newton_one(r, n, -0.5 * h * h, scale, &lambda, drift, W, G1, trial, stats);
+    int status = newton_one(r, n, combined, -0.5 * h * h, scale, &lambda, drift, W, G1, grad1,
+                            trial, stats);
     if (status != WB_OK)
         return status;
     const double kick0 = -0.5 * h * lambda;
@@ -577,9 +607,15 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, double h, const 
         half[i] = p0[i] - 0.5 * h * grad0[i];
         half[i] += kick0 * G0[i];
     }
-    /* point_values at q1: the next step's start */
-    wb_potential_gradient(r->model, trial, grad0);
-    wb_constraint_jacobian(r->model, trial, G0);
+    /* point_values at q1: the next step's start (combined: Newton's last
+     * residual evaluated them) */
+    if (combined) {
+        for (int i = 0; i < n; i++)
+            grad0[i] = grad1[i], G0[i] = G1[i];
+    } else {
+        wb_potential_gradient(r->model, trial, grad0);
+        wb_constraint_jacobian(r->model, trial, G0);
+    }
     inverse_mass_n(r, n, trial, G0, W);
     for (int i = 0; i < n; i++)
         cached_q[i] = trial[i];
@@ -604,31 +640,25 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, double h, const 
     return WB_OK;
 }
 
-/* step_one_constraint for n = 2, 3 and any n, each its own function (its
- * own registers and stack frame, not the general step's) */
-static __attribute__((noinline)) int step_one_2(rattle *r, double h, const double *q0,
-                                                const double *p0, double *q1, double *p1,
-                                                wb_step_stats *stats)
-{
-    return step_one_constraint(r, 2, h, q0, p0, q1, p1, stats, r->grad0, r->G0, r->W, r->G1,
-                               r->drift, r->q1, r->half, r->tmp, r->cached_q);
-}
-
-static __attribute__((noinline)) int step_one_3(rattle *r, double h, const double *q0,
-                                                const double *p0, double *q1, double *p1,
-                                                wb_step_stats *stats)
-{
-    return step_one_constraint(r, 3, h, q0, p0, q1, p1, stats, r->grad0, r->G0, r->W, r->G1,
-                               r->drift, r->q1, r->half, r->tmp, r->cached_q);
-}
-
-static __attribute__((noinline)) int step_one_n(rattle *r, double h, const double *q0,
-                                                const double *p0, double *q1, double *p1,
-                                                wb_step_stats *stats)
-{
-    return step_one_constraint(r, r->n, h, q0, p0, q1, p1, stats, r->grad0, r->G0, r->W,
-                               r->G1, r->drift, r->q1, r->half, r->tmp, r->cached_q);
-}
+/* step_one_constraint for n = 2, 3 and any n, with and without the
+ * combined evaluation, each its own function (its own registers and stack
+ * frame, not the general step's) */
+#define STEP_ONE_VARIANT(name, n_value, combined)                                              \
+    static __attribute__((noinline)) int name(rattle *r, double h, const double *q0,         \
+                                              const double *p0, double *q1, double *p1,     \
+                                              wb_step_stats *stats)                          \
+    {                                                                                        \
+        return step_one_constraint(r, n_value, combined, h, q0, p0, q1, p1, stats, r->grad0, \
+                                   r->G0, r->W, r->G1, r->drift, r->q1, r->half, r->tmp,    \
+                                   r->cached_q, r->grad1);                                   \
+    }
+STEP_ONE_VARIANT(step_one_2, 2, 0)
+STEP_ONE_VARIANT(step_one_3, 3, 0)
+STEP_ONE_VARIANT(step_one_n, r->n, 0)
+STEP_ONE_VARIANT(step_one_2_combined, 2, 1)
+STEP_ONE_VARIANT(step_one_3_combined, 3, 1)
+STEP_ONE_VARIANT(step_one_n_combined, r->n, 1)
+#undef STEP_ONE_VARIANT
 
 /* The step for any m, dense or sparse. */
 static __attribute__((noinline)) int step_general(rattle *r, double h, const double *q0,
@@ -685,6 +715,10 @@ static int step(void *inst, double t, double h, const double *q0, const double *
     (void)t;
     if (!r->one_constraint)
         return step_general(r, h, q0, p0, q1, p1, stats);
+    if (r->combined)
+        return r->n == 2   ? step_one_2_combined(r, h, q0, p0, q1, p1, stats)
+               : r->n == 3 ? step_one_3_combined(r, h, q0, p0, q1, p1, stats)
+                           : step_one_n_combined(r, h, q0, p0, q1, p1, stats);
     return r->n == 2   ? step_one_2(r, h, q0, p0, q1, p1, stats)
            : r->n == 3 ? step_one_3(r, h, q0, p0, q1, p1, stats)
                        : step_one_n(r, h, q0, p0, q1, p1, stats);

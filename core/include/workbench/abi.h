@@ -50,6 +50,9 @@
  *   - 1.4 added: the host's newton_set_rank_one (a Newton Jacobian that is
  *     a sparse matrix plus an outer product u v^T, solved by
  *     Sherman-Morrison on the sparse LU).
+ *     And the extension wb.holonomic_point/1 (grad V, g and G at a
+ *     point in one call) and the model view's holonomic_point with
+ *     WB_CAP_HOLONOMIC_POINT, which RATTLE/SHAKE use when a model has it.
  */
 #ifndef WORKBENCH_ABI_H
 #define WORKBENCH_ABI_H

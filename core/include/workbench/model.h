@@ -52,6 +52,7 @@
 #define WB_EXT_LIE_LAGRANGIAN "wb.lie_lagrangian/1"     /* 1.1 */
 #define WB_EXT_LIE_NONHOLONOMIC "wb.lie_nonholonomic/1" /* 1.1 */
 #define WB_EXT_SPARSITY "wb.sparsity/1"                  /* 1.3 */
+#define WB_EXT_HOLONOMIC_POINT "wb.holonomic_point/1"    /* 1.4 */
 
 /* A named real parameter with its default and admissible closed range. */
 typedef struct wb_param_spec {
@@ -369,5 +370,33 @@ typedef struct wb_sparsity_ext {
     const wb_sparse_pattern *(*potential_hessian_pattern)(void *self);
     void (*potential_hessian_values)(void *self, const double *q, double *values);
 } wb_sparsity_ext;
+
+/* ---- wb.holonomic_point/1 (1.4) ----------------------------------------
+ * One call for what a position step of SHAKE/RATTLE-type methods asks of
+ * a constrained vector-space model at a point q: the gradient of the
+ * potential, the constraint values and their Jacobian.  Without it such a
+ * step calls potential_gradient, constraints and jacobian separately, five
+ * calls a step for RATTLE on a pendulum; with it, one call per Newton
+ * residual (whose G is the Newton matrix's, and at the solution the next
+ * step's start values): two.  Optional, for models with wb.mechanical/1
+ * and wb.holonomic/1 (and n_holonomic > 0); methods use it only when the
+ * model view says the model has it (WB_CAP_HOLONOMIC_POINT) and call the
+ * separate functions otherwise.
+ *
+ * evaluate(self, q, grad_V, g, G) writes, at q (nq values, read only):
+ *   grad_V  nq values, grad V(q)             (= potential_gradient)
+ *   g       m values, g(q)                   (= constraints)
+ *   G       m x nq, row-major, G(q) = Dg(q)  (= jacobian, dense)
+ * in the units of those callbacks.  All three outputs are always asked
+ * for, are distinct caller-owned arrays of those sizes and overlap neither
+ * each other nor q.  The values must be those of the separate callbacks
+ * (computed by the same expressions they are the same to the last bit,
+ * and a method gives the same results with and without this extension;
+ * `workbench check-model` compares them).  No allocation: it is called in
+ * the step loop. */
+typedef struct wb_holonomic_point_ext {
+    uint32_t struct_size;
+    void (*evaluate)(void *self, const double *q, double *grad_V, double *g, double *G);
+} wb_holonomic_point_ext;
 
 #endif

@@ -44,6 +44,9 @@
 #define WB_CAP_LIE_CAYLEY_DERIVATIVE 0x1000u /* lie_dcayinv_derivative(_star) */
 #define WB_CAP_GROUP_RESIDUAL 0x2000u /* lie_group_residual                     */
 #define WB_CAP_VELOCITY 0x4000u       /* velocity (mechanical or Lie dynamics)  */
+/* 1.4 */
+#define WB_CAP_HOLONOMIC_POINT 0x8000u /* holonomic_point: the model's own
+                                          wb.holonomic_point/1               */
 
 /* A callback bound to its context. */
 #define WB_BOUND(ret, name, ...)               \
@@ -199,6 +202,15 @@ typedef struct wb_model {
     WB_BOUND(void, lie_momentum_jacobian_xi, const double *g, const double *xi, double *J);
     WB_BOUND(void, lie_momentum_jacobian_g, const double *g, const double *xi, double *J);
     WB_BOUND(void, lie_force_jacobian_g, const double *g, const double *xi, double *J);
+
+    /* ---- 1.4 ------------------------------------------------------------ */
+
+    /* wb.holonomic_point/1: grad V(q) (nq), g(q) (m) and G(q) (m x nq,
+     * row-major) in one call of the model's own function (no host
+     * fallback: it would only be the three calls it saves).  Bound, with
+     * WB_CAP_HOLONOMIC_POINT set, only when the model provides it; else
+     * NULL.  Test wb_has_holonomic_point() before calling. */
+    WB_BOUND(void, holonomic_point, const double *q, double *grad_V, double *g, double *G);
 } wb_model;
 
 #undef WB_BOUND
@@ -368,5 +380,17 @@ static inline void wb_lie_momentum_jacobian_g(const wb_model *m, const double *g
 static inline void wb_lie_force_jacobian_g(const wb_model *m, const double *g,
                                            const double *xi, double *J)
 { WB_CALL(m, lie_force_jacobian_g, g, xi, J); }
+
+/* 1.4 */
+/* True when the view (of any minor version) holds holonomic_point and the
+ * model provides it. */
+static inline int wb_has_holonomic_point(const wb_model *m)
+{
+    return WB_HAS_FIELD(m, wb_model, holonomic_point) &&
+           (m->capabilities & WB_CAP_HOLONOMIC_POINT) && m->holonomic_point.fn;
+}
+static inline void wb_holonomic_point(const wb_model *m, const double *q, double *grad_V,
+                                      double *g, double *G)
+{ WB_CALL(m, holonomic_point, q, grad_V, g, G); }
 
 #endif

@@ -79,6 +79,26 @@ static void check_potential(checker *c)
 /* ---- holonomic ------------------------------------------------------------- */
 
 
+/* wb.holonomic_point/1 gives the values of the three separate functions
+ * (methods switch between them and expect the same numbers). */
+static void check_holonomic_point(checker *c)
+{
+    const int n = c->m->nq, m = c->m->n_holonomic;
+    gap grad = {0, 0}, g = {0, 0}, G = {0, 0};
+    for (int k = 0; k < N_POINTS; k++) {
+        wb_holonomic_point(c->m, c->q[k], c->a, c->b, c->c);
+        wb_potential_gradient(c->m, c->q[k], c->d);
+        gap_add(&grad, n, c->a, c->d);
+        wb_constraints(c->m, c->q[k], c->d);
+        gap_add(&g, m, c->b, c->d);
+        wb_constraint_jacobian(c->m, c->q[k], c->d);
+        gap_add(&G, m * n, c->c, c->d);
+    }
+    row(c, "holonomic_point: grad V", gap_error(&grad), NULL);
+    row(c, "holonomic_point: g", gap_error(&g), NULL);
+    row(c, "holonomic_point: G", gap_error(&G), NULL);
+}
+
 static void check_holonomic(checker *c)
 {
     const wb_holonomic_ext *e = c->ext->holonomic;
@@ -110,6 +130,8 @@ static void check_holonomic(checker *c)
     } else {
         skipped(c, "constraint_third_contract", "not provided: finite differences");
     }
+    if (wb_has_holonomic_point(c->m))
+        check_holonomic_point(c);
 }
 
 /* ---- sparsity ------------------------------------------------------------- */

@@ -267,6 +267,14 @@ static int bind_holonomic(model_instance *mi)
     else
         BIND_HOST(hidden_constraints, fb_hidden_constraints, SLOT_HIDDEN);
     v->capabilities |= WB_CAP_HOLONOMIC;
+    /* the model's combined evaluation, called directly; no fallback (three
+     * host calls would save nothing), so methods test the capability */
+    const wb_holonomic_point_ext *point = mi->ext.holonomic_point;
+    if (EXT_FN(point, wb_holonomic_point_ext, evaluate)) {
+        v->holonomic_point.fn = point->evaluate;
+        v->holonomic_point.ctx = mi->self;
+        v->capabilities |= WB_CAP_HOLONOMIC_POINT;
+    }
     return 0;
 }
 
@@ -429,6 +437,9 @@ static int check_vector_combination(const model_instance *mi)
          "holonomic constraints need the " WB_EXT_MECHANICAL " extension too"},
         {mi->info.n_nonholonomic > 0 && !e->nonholonomic,
          "it reports nonholonomic constraints but has no " WB_EXT_NONHOLONOMIC " extension"},
+        {e->holonomic_point && !e->holonomic,
+         WB_EXT_HOLONOMIC_POINT " evaluates grad V, g and G together: it needs "
+         WB_EXT_HOLONOMIC " (and " WB_EXT_MECHANICAL ")"},
         {mi->info.n_nonholonomic > 0 && !e->mechanical,
          "nonholonomic constraints Phi(q, v) need " WB_EXT_MECHANICAL
          " (the velocity is M^-1 p)"},
@@ -490,6 +501,9 @@ static int check_extension_sizes(const model_instance *mi)
         /* defined in 1.3 */
         {WB_EXT_SPARSITY,
          EXT_TOO_SMALL(e->sparsity, wb_sparsity_ext, potential_hessian_values)},
+        /* defined in 1.4 */
+        {WB_EXT_HOLONOMIC_POINT,
+         EXT_TOO_SMALL(e->holonomic_point, wb_holonomic_point_ext, evaluate)},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (rows[i].too_small) {
@@ -515,6 +529,7 @@ static void query_extensions(model_instance *mi)
     mi->ext.lie_lagrangian = c->get_extension(WB_EXT_LIE_LAGRANGIAN);
     mi->ext.lie_nonholonomic = c->get_extension(WB_EXT_LIE_NONHOLONOMIC);
     mi->ext.sparsity = c->get_extension(WB_EXT_SPARSITY);
+    mi->ext.holonomic_point = c->get_extension(WB_EXT_HOLONOMIC_POINT);
 }
 
 /* Any extension by id, for plugins that know ids this host does not. */

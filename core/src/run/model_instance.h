@@ -20,6 +20,7 @@ typedef struct model_extensions {
     const wb_lie_lagrangian_ext *lie_lagrangian;
     const wb_lie_nonholonomic_ext *lie_nonholonomic;
     const wb_sparsity_ext *sparsity;
+    const wb_holonomic_point_ext *holonomic_point; /* 1.4 */
 } model_extensions;
 
 /* params: one value per class parameter, or NULL for the defaults.
