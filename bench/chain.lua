@@ -18,18 +18,43 @@
 -- instructions inside newton_solve a step, N = 10^3 -> 10^4: spark 1.29e8
 -- -> 1.29e9 (x 10.0), vi_theta 8.03e7 -> 9.52e8 (x 11.9, x 9.0 per Newton
 -- iteration).
+-- ggl.em and ggl.em_gonzalez (2026-11-25, load average 6.7-7.3 on 2 cores:
+-- `build/workbench bench/chain.lua 2e6 3 ggl.em`), sparse, s a step at
+-- N = 10, 100, 10^3, 10^4: em 45.5 us, 370 us, 6.2 ms, 87.5 ms (exponent
+-- 1.11), em_gonzalez 28.2 us, 256 us, 3.2 ms, 50.7 ms (1.09); kb = 10: em
+-- 105 us, 977 us, 12.1 ms, 208 ms (1.10), em_gonzalez 49.8 us, 481 us,
+-- 4.7 ms, 78.5 ms (1.06); 4.0 Newton iterations a step at 10^4.  Dense at
+-- N = 10, 30, 100: em 151 us, 5.7 ms, 369 ms (3.39), em_gonzalez (kb = 10)
+-- 117 us, 3.0 ms, 134 ms (3.06): at N = 100 the sparse path is 999 and 279
+-- times faster, at N = 10 3.3 and 2.4 times.  Callgrind instructions
+-- inside newton_solve, 3 steps (12 Newton iterations), N = 10^3 -> 10^4:
+-- em 1.43e8 -> 1.49e9 (x 10.4), em kb = 10 2.63e8 -> 2.69e9 (x 10.2),
+-- em_gonzalez kb = 10 1.67e8 -> 1.74e9 (x 10.4).
+--
+-- The GGL energy-momentum schemes (ggl.em, ggl.em_gonzalez: Gonzalez's
+-- discrete gradient, the chain having no potential invariants) run on the
+-- chain as it is (V linear: the discrete gradient's correction vanishes)
+-- and with bending stiffness kb = 10 (V quartic: the correction and the
+-- Newton matrix's rank-one term, which the sparse path leaves to the
+-- host's Sherman-Morrison solve, are active); their dense rows stop at
+-- N = 100 too.
 --
 -- Each configuration runs `repeats` times and the fastest run counts; the
 -- number of steps is about `work` / N so each run takes a similar time.
--- Only the first and last states are recorded (every = steps).
+-- Only the first and last states are recorded (every = steps).  `only`
+-- runs the tables of the methods whose name contains it (the summary then
+-- names what ran).
 --
---   build/workbench bench/chain.lua [work] [repeats]
+--   build/workbench bench/chain.lua [work] [repeats] [only]
 local work = tonumber(arg[1]) or 2e6
 local repeats = tonumber(arg[2]) or 3
+local only = arg[3]
 
 -- cost: the relative work of a step (RATTLE's 1), so runs take similar times
-local function per_step(name, solver, N, cost)
-  local model = wb.model("pendulum_chain", {N = N})
+local function per_step(name, solver, N, cost, params)
+  local model_params = {N = N}
+  for k, v in pairs(params or {}) do model_params[k] = v end
+  local model = wb.model("pendulum_chain", model_params)
   local method = wb.method(name, {linear_solver = solver})
   local steps = math.floor(work / cost / (solver == "dense" and N * N or N))
   steps = math.max(3, solver == "dense" and cost > 1 and math.floor(steps / N) or steps)
@@ -44,12 +69,14 @@ local function per_step(name, solver, N, cost)
   return best, stats
 end
 
-local function table_for(name, solver, Ns, cost)
-  wb.printf("\n%s, linear_solver = %s\n", name, solver)
+local function table_for(name, solver, Ns, cost, params)
+  if only and not name:find(only, 1, true) then return nil, nil end
+  wb.printf("\n%s, linear_solver = %s%s\n", name, solver,
+            params and params.kb and string.format(", kb = %g", params.kb) or "")
   wb.printf("%8s %14s %16s %12s\n", "N", "s / step", "s / step / link", "Newton its")
   local times = {}
   for k, N in ipairs(Ns) do
-    local t, stats = per_step(name, solver, N, cost or 1)
+    local t, stats = per_step(name, solver, N, cost or 1, params)
     times[k] = t
     wb.printf("%8d %14.4e %16.4e %12.2f\n", N, t, t / N, stats.mean_newton_iterations)
   end
@@ -70,13 +97,29 @@ local small_Ns = {10, 30, 100}
 local spark_dense, e_kd = table_for("spark", "dense", small_Ns, 50)
 local vi_dense, e_vd = table_for("ggl.vi_theta", "dense", small_Ns, 50)
 
-wb.printf("\nsummary: fitted exponents over N = 10 .. 10^4 (goal <= 1.2): rattle sparse %.2f, "
-          .. "shake sparse %.2f, spark sparse %.2f, ggl.vi_theta sparse %.2f; dense: rattle "
-          .. "%.2f (N = 10 .. 300), spark %.2f, ggl.vi_theta %.2f (N = 10 .. 100)\n", e_rs,
-          e_ss, e_ks, e_vs, e_rd, e_kd, e_vd)
+local bending = {kb = 10}
+local em_sparse, e_es = table_for("ggl.em", "sparse", sparse_Ns, 50)
+local emg_sparse, e_gs = table_for("ggl.em_gonzalez", "sparse", sparse_Ns, 50)
+local emb_sparse, e_bs = table_for("ggl.em", "sparse", sparse_Ns, 50, bending)
+local emgb_sparse, e_bgs = table_for("ggl.em_gonzalez", "sparse", sparse_Ns, 50, bending)
+local em_dense, e_ed = table_for("ggl.em", "dense", small_Ns, 50)
+local emb_dense, e_bd = table_for("ggl.em_gonzalez", "dense", small_Ns, 50, bending)
+
+local function show(e) return e and string.format("%.2f", e) or "-" end
+wb.printf("\nsummary: fitted exponents over N = 10 .. 10^4 (goal <= 1.2): rattle sparse %s, "
+          .. "shake sparse %s, spark sparse %s, ggl.vi_theta sparse %s, ggl.em sparse %s "
+          .. "(kb = 10: %s), ggl.em_gonzalez sparse %s (kb = 10: %s); dense: rattle %s "
+          .. "(N = 10 .. 300), spark %s, ggl.vi_theta %s, ggl.em %s, ggl.em_gonzalez (kb = 10) "
+          .. "%s (N = 10 .. 100)\n", show(e_rs), show(e_ss), show(e_ks), show(e_vs), show(e_es),
+          show(e_bs), show(e_gs), show(e_bgs), show(e_rd), show(e_kd), show(e_vd), show(e_ed),
+          show(e_bd))
+local function ratio(dense, sparse, i, k)
+  return dense and sparse and string.format("%.1f", dense[i] / sparse[k]) or "-"
+end
 for k, N in ipairs{10, 100} do
   local i = N == 10 and 1 or 3
-  wb.printf("  N = %d: dense / sparse = %.1f (rattle), %.1f (spark), %.1f (ggl.vi_theta)\n", N,
-            rattle_dense[i] / rattle_sparse[k], spark_dense[i] / spark_sparse[k],
-            vi_dense[i] / vi_sparse[k])
+  wb.printf("  N = %d: dense / sparse = %s (rattle), %s (spark), %s (ggl.vi_theta), %s (ggl.em), "
+            .. "%s (ggl.em_gonzalez, kb = 10)\n", N, ratio(rattle_dense, rattle_sparse, i, k),
+            ratio(spark_dense, spark_sparse, i, k), ratio(vi_dense, vi_sparse, i, k),
+            ratio(em_dense, em_sparse, i, k), ratio(emb_dense, emgb_sparse, i, k))
 end
