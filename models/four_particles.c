@@ -358,15 +358,23 @@ static const wb_potential_invariants_ext potential_invariants = {
     .difference_quotient = spring_quotient,
 };
 
+/* tests/ggl/four_particles_sparse.c builds this file again under another
+ * name with one more extension (wb.sparsity/1) */
+#ifndef FOUR_PARTICLES_NAME
+#define FOUR_PARTICLES_NAME "four_particles"
+#define FOUR_PARTICLES_MORE_EXTENSIONS
+#endif
+
 static const wb_extension_entry extensions[] = {
     {WB_EXT_MECHANICAL, &mechanical},
     {WB_EXT_HOLONOMIC, &holonomic},
     {WB_EXT_INVARIANTS, &invariants},
     {WB_EXT_INITIAL_STATE, &initial_state},
     {WB_EXT_POTENTIAL_INVARIANTS, &potential_invariants},
+    FOUR_PARTICLES_MORE_EXTENSIONS
 };
 
-WB_MODEL_PLUGIN("four_particles",
+WB_MODEL_PLUGIN(FOUR_PARTICLES_NAME,
                 "Gonzalez's four-particle system: two nonlinear springs, two rigid bars, linear "
                 "and angular momentum, potential invariants",
                 "four-particle system (Gonzalez 1999): springs, rigid bars, L and J",
