@@ -13,6 +13,15 @@
 -- the outer solar system 10^5 steps of h = 10 days).  The yardstick is
 -- found next to this build's workbench (build/bench/bench_gni_irk2), or
 -- given by WORKBENCH_GNI.
+--
+-- Deterministic figures: bench/gauss_vs_gni_callgrind.sh (instructions per
+-- step).  Measured (Ir ratio rk / gni; force evaluations per step rk, gni):
+--   Kepler s = 2: 1.317 (5.29, 5.20)    outer solar system s = 2: 1.052 (6.00, 6.00)
+--          s = 4: 1.329 (8.78, 6.24)                       s = 4: 1.302 (8.00, 6.00)
+--          s = 6: 1.062 (7.86, 8.00)                       s = 6: 0.890 (6.00, 8.00)
+-- (Kepler N = 2e4 .. 6e4 steps, solar 2e3 .. 6e3; before the fixed point's
+-- predicted-error stop and the branch-free increment maximum: 1.493, 1.413,
+-- 1.125 and 1.144, 1.439, 1.000.)
 local repeats = tonumber(arg[1]) or 3
 local scale = tonumber(arg[2]) or 1
 local exe = os.getenv("WORKBENCH_GNI")

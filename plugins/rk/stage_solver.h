@@ -12,7 +12,9 @@
  * the positions alone, in the Nystrom form -- by fixed-point iteration,
  * simplified Newton or full Newton, run to machine precision by default
  * (until the increment, relative to the unknowns, is at round-off or stops
- * decreasing).  The default, "auto", iterates to a fixed point and changes
+ * decreasing, or, for the fixed point, the error its contraction rate
+ * predicts is below 1e-21: the sweep that would only confirm convergence
+ * is skipped).  The default, "auto", iterates to a fixed point and changes
  * to simplified Newton, its Jacobian and LU kept across steps while they
  * converge, for the rest of the run when the fixed point stalls or
  * diverges (a stiff problem).  Each step starts from the previous step's
@@ -76,7 +78,8 @@ enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER
          "Newton, or fixed-point iteration (sol.stats.iteration says which ran)"},          \
         {"tol", WB_OPT_NUMBER, 0, 0, 1e-3, NULL, NULL,                                      \
          "stop when the stage increment is below tol; 0 iterates to machine precision "     \
-         "(until it vanishes or stops decreasing)"},                                        \
+         "(until it vanishes or stops decreasing, or the fixed point's contraction rate "    \
+         "puts the error left below 1e-21)"},                                                \
         {"max_iter", WB_OPT_INTEGER, 50, 1, 10000, NULL, NULL, "stage iterations per step"}, \
         {"compensated", WB_OPT_BOOLEAN, 1, 0, 1, NULL, NULL,                                \
          "compensated summation of the update (round-off grows like a random walk)"},      \

@@ -123,26 +123,44 @@ SEPARABLE_INLINE void residual_n(stage_solver *s, int n, int st)
     }
 }
 
+/* The largest increment, absolute and relative to scale, without a branch
+ * per component: max without NaN handling, and NaN caught by a sum of the
+ * relative increments (non-negative: NaN only if one of them is). */
+typedef struct increment_max {
+    double relative, absolute, nan_check;
+} increment_max;
+
+SEPARABLE_INLINE void increment_take(increment_max *m, double d, double inverse_scale,
+                                     int track_absolute)
+{
+    const double r = d * inverse_scale;
+    m->relative = r > m->relative ? r : m->relative;
+    m->nan_check += r;
+    if (track_absolute)
+        m->absolute = d > m->absolute ? d : m->absolute;
+}
+
 /* One sweep: the fixed point Z_i <- h r_i v0 - h^2 sum_k (a a2)_ik MG_k
  * directly, or Newton's Z <- Z - M^-1 R; the increment's largest component,
- * absolute and relative to scale. */
-SEPARABLE_INLINE int sweep_n(stage_solver *s, const double *q0, int mode, int n, int st,
-                             wb_step_stats *stats, double *relative, double *absolute)
+ * relative to scale, and absolute when a tolerance asks for it
+ * (track_absolute; else reported as infinite). */
+SEPARABLE_INLINE int sweep_track(stage_solver *s, const double *q0, int mode, int n, int st,
+                                 int track_absolute, wb_step_stats *stats, double *relative,
+                                 double *absolute)
 {
     gradients_n(s, q0, n, st, stats);
     const double *inverse_scale = s->scale;
-    double rel = 0, abs = 0;
+    increment_max m = {0.0, 0.0, 0.0};
     if (mode == ITERATE_FIXED_POINT) {
+        const double *restrict hAA = s->h2AA, *restrict MG = s->MG, *restrict v0 = s->v0;
         for (int i = 0; i < st; i++) {
-            double *Zi = s->Zq + (size_t)i * n;
+            double *restrict Zi = s->Zq + (size_t)i * n;
             const double hr = s->hr[i];
             for (int c = 0; c < n; c++) {
-                double z = hr * s->v0[c];
+                double z = hr * v0[c];
                 for (int k = 0; k < st; k++)
-                    z -= s->h2AA[i * st + k] * s->MG[(size_t)k * n + c];
-                const double d = fabs(z - Zi[c]), r = d * inverse_scale[c];
-                abs = d > abs || isnan(d) ? d : abs;
-                rel = r > rel || isnan(r) ? r : rel;
+                    z -= hAA[i * st + k] * MG[(size_t)k * n + c];
+                increment_take(&m, fabs(z - Zi[c]), inverse_scale[c], track_absolute);
                 Zi[c] = z;
             }
         }
@@ -156,15 +174,23 @@ SEPARABLE_INLINE int sweep_n(stage_solver *s, const double *q0, int mode, int n,
             double *Zi = s->Zq + (size_t)i * n;
             const double *Ri = s->Rq + (size_t)i * n;
             for (int c = 0; c < n; c++) {
-                const double d = fabs(Ri[c]), r = d * inverse_scale[c];
-                abs = d > abs || isnan(d) ? d : abs;
-                rel = r > rel || isnan(r) ? r : rel;
+                increment_take(&m, fabs(Ri[c]), inverse_scale[c], track_absolute);
                 Zi[c] -= Ri[c];
             }
         }
     }
-    *relative = rel, *absolute = abs;
+    const int nan = isnan(m.nan_check);
+    *relative = nan ? NAN : m.relative;
+    *absolute = nan ? NAN : track_absolute ? m.absolute : INFINITY;
     return WB_OK;
+}
+
+SEPARABLE_INLINE int sweep_n(stage_solver *s, const double *q0, int mode, int n, int st,
+                             wb_step_stats *stats, double *relative, double *absolute)
+{
+    if (s->tol > 0)
+        return sweep_track(s, q0, mode, n, st, 1, stats, relative, absolute);
+    return sweep_track(s, q0, mode, n, st, 0, stats, relative, absolute);
 }
 
 /* MinvH = M^-1 Hess V(q), column by column (Hess V is symmetric: its
