@@ -11,6 +11,11 @@
  *                   recording).
  *   ABI driver_run  the same through driver_run with every = N (the only
  *                   recorded rows are the start and the end).
+ *   ABI driver_run, separate calls
+ *                   the same with combined_evaluation = false: the model's
+ *                   grad V, g and G by three callbacks (five calls a step)
+ *                   instead of its wb.holonomic_point/1 (two), as before
+ *                   ABI 1.4.
  *   linked rattle.c the step loop of "ABI step loop", but with the very
  *                   source plugins/classic/rattle.c compiled into this
  *                   program (no dlopen, no PIC; the model still comes from
@@ -34,7 +39,7 @@
  * Usage: bench_rattle_abi [steps] [--classic PATH] [--pendulum PATH] [--only PATH]
  *   steps defaults to 10^7; the plugins default to <exe dir>/../plugins
  *   and <exe dir>/../models (the build tree), else the build directories
- *   known at compile time.  --only abi|driver|linked|static|host runs that
+ *   known at compile time.  --only abi|driver|separate|linked|static|host runs that
  *   one path once, for a whole-process timer or a profiler (callgrind's
  *   instructions per step of one path, timings paired against another).
  */
@@ -124,7 +129,7 @@ static int parse_arguments(int argc, char **argv, bench_config *cfg)
             cfg->only = argv[++i];
         } else if (parse_steps(argv[i], &cfg->steps) != 0) {
             fprintf(stderr, "usage: %s [steps] [--classic PATH] [--pendulum PATH] "
-                            "[--only abi|driver|linked|static|host]\n", argv[0]);
+                            "[--only abi|driver|separate|linked|static|host]\n", argv[0]);
             return -1;
         }
     }
@@ -139,6 +144,8 @@ typedef struct abi_setup {
     model_instance *model;
     method_config *method;
     integrator *integrator;
+    method_config *separate_method; /* combined_evaluation = false */
+    integrator *separate_integrator;
     method_config *linked_method;  /* classic_rattle linked into this program */
     integrator *linked_integrator;
     const wb_model *view;
@@ -150,6 +157,8 @@ typedef struct abi_setup {
 
 static void abi_teardown(abi_setup *abi)
 {
+    integrator_destroy(abi->separate_integrator);
+    method_config_destroy(abi->separate_method);
     integrator_destroy(abi->linked_integrator);
     method_config_destroy(abi->linked_method);
     integrator_destroy(abi->integrator);
@@ -183,7 +192,15 @@ static int abi_setup_create(const bench_config *cfg, abi_setup *abi)
     abi->linked_method = abi->integrator ? method_config_create(family, &classic_rattle) : NULL;
     abi->linked_integrator =
         abi->linked_method ? integrator_create(abi->linked_method, abi->model) : NULL;
-    if (!abi->linked_integrator)
+    abi->separate_method = abi->linked_integrator ? method_config_create(family, method) : NULL;
+    if (abi->separate_method &&
+        method_config_set_boolean(abi->separate_method,
+                                  method_config_find(abi->separate_method,
+                                                     "combined_evaluation"), 0) != 0)
+        goto fail;
+    abi->separate_integrator =
+        abi->separate_method ? integrator_create(abi->separate_method, abi->model) : NULL;
+    if (!abi->separate_integrator)
         goto fail;
     abi->view = model_instance_view(abi->model);
     wb_initial(abi->view, abi->initial.q, abi->initial.p);
@@ -237,12 +254,12 @@ static int run_method_step_loop(const integrator *it, const phase_state *initial
 }
 
 /* The host's own loop, recording only the first and last rows. */
-static int run_abi_driver(const abi_setup *abi, long long steps, double h,
+static int run_abi_driver(integrator *it, const abi_setup *abi, long long steps, double h,
                           phase_state *final, wb_step_stats *stats)
 {
     run_options opt = {.t0 = 0.0, .h = h, .steps = steps, .every = steps,
                        .stream_path = NULL, .progress = 0, .stop_on_failure = 0};
-    solution *s = driver_run(abi->integrator, &opt, abi->initial.q, abi->initial.p);
+    solution *s = driver_run(it, &opt, abi->initial.q, abi->initial.p);
     if (!s) {
         fprintf(stderr, "driver_run failed: %s\n", host_last_error());
         return -1;
@@ -524,7 +541,15 @@ static int linked_step_loop_runner(const bench_context *ctx, phase_state *final,
 
 static int abi_driver_runner(const bench_context *ctx, phase_state *final, wb_step_stats *stats)
 {
-    return run_abi_driver(ctx->abi, ctx->config->steps, ctx->config->h, final, stats);
+    return run_abi_driver(ctx->abi->integrator, ctx->abi, ctx->config->steps, ctx->config->h,
+                          final, stats);
+}
+
+static int separate_driver_runner(const bench_context *ctx, phase_state *final,
+                                  wb_step_stats *stats)
+{
+    return run_abi_driver(ctx->abi->separate_integrator, ctx->abi, ctx->config->steps,
+                          ctx->config->h, final, stats);
 }
 
 static int static_inline_runner(const bench_context *ctx, phase_state *final,
@@ -645,6 +670,7 @@ int main(int argc, char **argv)
     static const path_plan plan[] = {
         {"ABI: method->step loop", "abi", abi_step_loop_runner},
         {"ABI: driver_run (every = steps)", "driver", abi_driver_runner},
+        {"ABI: driver_run, separate calls", "separate", separate_driver_runner},
         {"linked rattle.c: step loop", "linked", linked_step_loop_runner},
         {"static: inline Newton, 1x1 solve", "static", static_inline_runner},
         {"static: host newton/dense_solve", "host", static_host_runner},
@@ -660,8 +686,8 @@ int main(int argc, char **argv)
                 print_final_states(results, 1, (double)config.steps * config.h);
             }
         if (status != 0 && !host_has_error())
-            fprintf(stderr, "bench_rattle_abi: no path '%s' (abi, driver, linked, static, "
-                            "host)\n", config.only);
+            fprintf(stderr, "bench_rattle_abi: no path '%s' (abi, driver, separate, linked, "
+                            "static, host)\n", config.only);
         abi_teardown(&abi);
         plugins_unload_all();
         return status == 0 ? 0 : 1;
@@ -671,12 +697,12 @@ int main(int argc, char **argv)
         print_timings(results, PATHS, config.steps);
         printf("\nratios ABI / static (goal: at most %.1fx the static loop)\n",
                1.0 + OVERHEAD_GOAL);
-        for (int a = 0; a < 3; a++)
-            for (int s = 3; s < PATHS; s++)
+        for (int a = 0; a < 4; a++)
+            for (int s = 4; s < PATHS; s++)
                 print_ratio(&results[a], &results[s]);
         printf("  %-32s / %-33s = %7.4f  (the shared-object boundary alone)\n",
-               results[0].name, results[2].name,
-               results[0].best_seconds / results[2].best_seconds);
+               results[0].name, results[3].name,
+               results[0].best_seconds / results[3].best_seconds);
         print_final_states(results, PATHS, (double)config.steps * config.h);
     }
     abi_teardown(&abi);

@@ -62,7 +62,13 @@ typedef struct sparse_rows {
     double *Sv;                 /* S's values                                  */
 } sparse_rows;
 
-typedef struct rattle {
+typedef struct rattle rattle;
+/* One step of the instance's kind, chosen at create time. */
+typedef int (*rattle_step_fn)(rattle *r, double h, const double *q0, const double *p0,
+                              double *q1, double *p1, wb_step_stats *stats);
+
+struct rattle {
+    rattle_step_fn step;
     const wb_host *host;
     const wb_model *model;
     int n, m;
@@ -87,7 +93,9 @@ typedef struct rattle {
     int combined;               /* ... through the model's holonomic_point */
     double *grad1;              /* grad V at Newton's trial position (combined) */
     const double *minv_diagonal; /* M^-1's diagonal (n) when M is diagonal, else NULL */
-} rattle;
+};
+
+static rattle_step_fn choose_step(const rattle *r);
 
 /* Models up to this size have their constant mass probed for a diagonal at
  * create time (O(n^2)); larger ones on the dense path keep the model's solve. */
@@ -247,6 +255,7 @@ static int create_common(const wb_host *host, const wb_model *model,
     else if (n <= PROBED_MASS_MAX && wb_constant_inverse_mass_diagonal(model, r->half,
                                                                        minv_diagonal))
         r->minv_diagonal = minv_diagonal;
+    r->step = choose_step(r);
     *inst = r;
     return WB_OK;
 }
@@ -642,7 +651,10 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, do
 
 /* step_one_constraint for n = 2, 3 and any n, with and without the
  * combined evaluation, each its own function (its own registers and stack
- * frame, not the general step's) */
+ * frame, not the general step's).  For n = 2, 3 the arrays that do not
+ * outlive the step are the function's own (the compiler keeps those the
+ * model never sees in registers); the cache (grad0, G0, W at cached_q) is
+ * the instance's. */
 #define STEP_ONE_VARIANT(name, n_value, combined)                                              \
     static __attribute__((noinline)) int name(rattle *r, double h, const double *q0,         \
                                               const double *p0, double *q1, double *p1,     \
@@ -652,13 +664,25 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, do
                                    r->G0, r->W, r->G1, r->drift, r->q1, r->half, r->tmp,    \
                                    r->cached_q, r->grad1);                                   \
     }
-STEP_ONE_VARIANT(step_one_2, 2, 0)
-STEP_ONE_VARIANT(step_one_3, 3, 0)
+#define STEP_ONE_SMALL(name, n_value, combined)                                                \
+    static __attribute__((noinline)) int name(rattle *r, double h, const double *q0,         \
+                                              const double *p0, double *q1, double *p1,     \
+                                              wb_step_stats *stats)                          \
+    {                                                                                        \
+        double G1[n_value], drift[n_value], trial[n_value], half[n_value], tmp[n_value],     \
+            grad1[n_value];                                                                  \
+        return step_one_constraint(r, n_value, combined, h, q0, p0, q1, p1, stats, r->grad0, \
+                                   r->G0, r->W, G1, drift, trial, half, tmp, r->cached_q,    \
+                                   grad1);                                                   \
+    }
+STEP_ONE_SMALL(step_one_2, 2, 0)
+STEP_ONE_SMALL(step_one_3, 3, 0)
 STEP_ONE_VARIANT(step_one_n, r->n, 0)
-STEP_ONE_VARIANT(step_one_2_combined, 2, 1)
-STEP_ONE_VARIANT(step_one_3_combined, 3, 1)
+STEP_ONE_SMALL(step_one_2_combined, 2, 1)
+STEP_ONE_SMALL(step_one_3_combined, 3, 1)
 STEP_ONE_VARIANT(step_one_n_combined, r->n, 1)
 #undef STEP_ONE_VARIANT
+#undef STEP_ONE_SMALL
 
 /* The step for any m, dense or sparse. */
 static __attribute__((noinline)) int step_general(rattle *r, double h, const double *q0,
@@ -708,20 +732,23 @@ static __attribute__((noinline)) int step_general(rattle *r, double h, const dou
     return WB_OK;
 }
 
+static rattle_step_fn choose_step(const rattle *r)
+{
+    if (!r->one_constraint)
+        return step_general;
+    if (r->combined)
+        return r->n == 2   ? step_one_2_combined
+               : r->n == 3 ? step_one_3_combined
+                           : step_one_n_combined;
+    return r->n == 2 ? step_one_2 : r->n == 3 ? step_one_3 : step_one_n;
+}
+
 static int step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
                 double *p1, wb_step_stats *stats)
 {
     rattle *r = inst;
     (void)t;
-    if (!r->one_constraint)
-        return step_general(r, h, q0, p0, q1, p1, stats);
-    if (r->combined)
-        return r->n == 2   ? step_one_2_combined(r, h, q0, p0, q1, p1, stats)
-               : r->n == 3 ? step_one_3_combined(r, h, q0, p0, q1, p1, stats)
-                           : step_one_n_combined(r, h, q0, p0, q1, p1, stats);
-    return r->n == 2   ? step_one_2(r, h, q0, p0, q1, p1, stats)
-           : r->n == 3 ? step_one_3(r, h, q0, p0, q1, p1, stats)
-                       : step_one_n(r, h, q0, p0, q1, p1, stats);
+    return r->step(r, h, q0, p0, q1, p1, stats);
 }
 
 static void aux_values(const void *inst, double *out)

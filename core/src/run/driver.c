@@ -427,7 +427,8 @@ static int run_loop(integrator *it, solution *s, const run_options *opt, double 
         const double t = opt->t0 + (double)n * opt->h;
         host_clear_error();
         int status = m->step(it->inst, t, opt->h, qa, pa, qb, pb, &s->stats);
-        if (status == WB_OK && !(vec_all_finite(nq, qb) && vec_all_finite(nv, pb))) {
+        /* the pair (qb, pb) is contiguous in work: one test for both */
+        if (status == WB_OK && !vec_all_finite(nq + nv, qb)) {
             host_clear_error(); /* a message the step recovered from is not the cause */
             status = WB_ERR_NONFINITE;
         }
