@@ -21,7 +21,7 @@ int hbvm_alloc(hbvm *it)
     const size_t size = (size_t)it->size;
     const size_t doubles = n * n + size + m + k * n * (2 + m) + s * n * (2 + 2 * m) + m * m +
                            2 * size + size * size + k * n * n + k * m * n + 2 * n * n + 12 * n +
-                           s * s;
+                           s * s + 2 * k * n + 2 * k * k + k + n;
     double *p = calloc(doubles, sizeof(double));
     it->pivots = calloc(size + 1, sizeof(int));
     if (!p || !it->pivots) {
@@ -58,7 +58,27 @@ int hbvm_alloc(hbvm *it)
     it->sum.carry = take(&p, 2 * n);
     it->sum.last = take(&p, 2 * n);
     it->shift = take(&p, s * s);
+    it->Z = take(&p, k * n);
+    it->MG = take(&p, k * n);
+    it->IXW = take(&p, k * k);
+    it->h2IXW = take(&p, k * k);
+    it->hc = take(&p, k);
+    it->minv_diagonal = take(&p, n);
+    it->h_coefficients = NAN;
     wb_constant_inverse_mass(it->model, it->work, it->Minv);
+    for (size_t r = 0; r < n && it->minv_diagonal; r++) {
+        it->minv_diagonal[r] = it->Minv[r * n + r];
+        for (size_t c = 0; c < n; c++)
+            if (c != r && it->Minv[r * n + c] != 0.0)
+                it->minv_diagonal = NULL;
+    }
+    for (int l = 0; l < it->k; l++) /* I X W = I (X W), k x k */
+        for (int lp = 0; lp < it->k; lp++) {
+            double sum = 0.0;
+            for (int j = 0; j < it->s; j++)
+                sum += it->basis.I[l * it->s + j] * it->basis.XW[j * it->k + lp];
+            it->IXW[l * it->k + lp] = sum;
+        }
     return WB_OK;
 }
 
@@ -250,6 +270,88 @@ static int fixed_point(hbvm *it, wb_step_stats *stats)
             break;
         if (wb_iteration_settled(sweep, norm, previous, it->tol, vec_max_abs(sn, it->x)))
             return WB_OK;
+        previous = norm;
+    }
+    return not_converged(it, "fixed-point iteration", it->max_iter, norm);
+}
+
+/* ---- the fixed point in the stage positions (no constraints) ------------------------------ */
+
+/* Z_l <- h c_l v0 - h^2 sum_l' (I X W)_ll' M^-1 grad V(q0 + Z_l'), from
+ * Z = h I gamma; the increments are compared as velocities (divided by h),
+ * as the coefficient form compares gamma's.  At the end, psi and gamma from
+ * the last sweep's gradients, as that form leaves them. */
+static int nystrom_fixed_point(hbvm *it, wb_step_stats *stats)
+{
+    const int n = it->n, k = it->k, s = it->s;
+    const double h = it->h, *c = it->basis.c, *d = it->minv_diagonal;
+    double *restrict Z = it->Z, *restrict MG = it->MG, *restrict G = it->grad;
+    double *restrict v0 = it->work + n; /* after affine_gamma's scratch */
+    if (h != it->h_coefficients) {
+        for (int l = 0; l < k; l++) {
+            it->hc[l] = h * c[l];
+            for (int lp = 0; lp < k; lp++)
+                it->h2IXW[l * k + lp] = h * h * it->IXW[l * k + lp];
+        }
+        it->h_coefficients = h;
+    }
+    wb_mass_solve(it->model, it->q0, it->p0, v0);
+    for (int l = 0; l < k; l++) {
+        double *Zl = Z + (size_t)l * n;
+        for (int e = 0; e < n; e++)
+            Zl[e] = 0.0;
+        for (int j = 0; j < s; j++)
+            vec_axpy(n, h * it->basis.I[l * s + j], it->x + (size_t)j * n, Zl);
+    }
+    double previous = INFINITY, norm = INFINITY;
+    for (int sweep = 0; sweep < it->max_iter; sweep++) {
+        for (int l = 0; l < k; l++) {
+            double *Yl = it->Y + (size_t)l * n, *Gl = G + (size_t)l * n, *MGl = MG + (size_t)l * n;
+            for (int e = 0; e < n; e++)
+                Yl[e] = it->q0[e] + Z[(size_t)l * n + e];
+            wb_potential_gradient(it->model, Yl, Gl);
+            if (d)
+                for (int e = 0; e < n; e++)
+                    MGl[e] = d[e] * Gl[e];
+            else
+                mat_vec(n, n, it->Minv, Gl, MGl);
+        }
+        stats->function_evals += (uint64_t)k;
+        /* row by row, the stage sums as axpys over the n components (they
+         * vectorise); the maxima without a branch, NaN caught by a sum */
+        double largest = 0.0, size = 0.0, nan_check = 0.0;
+        double *restrict row = it->force;
+        for (int l = 0; l < k; l++) {
+            double *restrict Zl = Z + (size_t)l * n;
+            const double hc = it->hc[l];
+            for (int e = 0; e < n; e++)
+                row[e] = hc * v0[e];
+            for (int lp = 0; lp < k; lp++) {
+                const double w = it->h2IXW[l * k + lp], *restrict MGl = MG + (size_t)lp * n;
+                for (int e = 0; e < n; e++)
+                    row[e] -= w * MGl[e];
+            }
+            for (int e = 0; e < n; e++) {
+                const double step = fabs(row[e] - Zl[e]), magnitude = fabs(row[e]);
+                largest = step > largest ? step : largest;
+                size = magnitude > size ? magnitude : size;
+                nan_check += step;
+                Zl[e] = row[e];
+            }
+        }
+        if (isnan(nan_check))
+            largest = NAN;
+        norm = largest / fabs(h); /* h < 0: a step backwards */
+        stats->newton_iterations++;
+        stats->residual_evals++;
+        if (!isfinite(norm))
+            break;
+        if (wb_iteration_settled(sweep, norm, previous, it->tol, size / fabs(h))) {
+            project(it);
+            affine_gamma(it);
+            vec_copy(s * n, it->a, it->x);
+            return WB_OK;
+        }
         previous = norm;
     }
     return not_converged(it, "fixed-point iteration", it->max_iter, norm);
@@ -447,6 +549,13 @@ static void update(hbvm *it, double *q1, double *p1)
     vec_copy(n, end + n, p1);
 }
 
+static int solve(hbvm *it, wb_step_stats *stats)
+{
+    if (it->iteration != HBVM_FIXED_POINT)
+        return newton(it, stats);
+    return it->nystrom ? nystrom_fixed_point(it, stats) : fixed_point(it, stats);
+}
+
 int hbvm_solve_step(hbvm *it, double h, const double *q0, const double *p0, double *q1,
                     double *p1, wb_step_stats *stats)
 {
@@ -457,10 +566,10 @@ int hbvm_solve_step(hbvm *it, double h, const double *q0, const double *p0, doub
                            h == it->last_h && vec_equal(2 * it->n, it->start, it->sum.last);
     wb_compensated_begin(&it->sum, 2 * it->n, it->start);
     first_guess(it, continuing);
-    int status = it->iteration == HBVM_FIXED_POINT ? fixed_point(it, stats) : newton(it, stats);
+    int status = solve(it, stats);
     if (status != WB_OK && continuing) { /* an extrapolation can mislead: once more, plain */
         first_guess(it, 0);
-        status = it->iteration == HBVM_FIXED_POINT ? fixed_point(it, stats) : newton(it, stats);
+        status = solve(it, stats);
     }
     it->history_valid = 0;
     if (status != WB_OK)

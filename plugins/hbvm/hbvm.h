@@ -31,6 +31,17 @@
  *   newton        Newton on (gamma, lambda) with the analytic Jacobian
  *                 (Hessians of V and g at the k stages), or simplified
  *                 Newton with the step's first Jacobian.
+ * Without constraints the fixed point can run in the stage positions
+ * instead (the second-order, Nystrom form of rk's separable path):
+ * Z_l = Y_l - q0 = h I gamma, and (50) becomes
+ *
+ *   Z_l = h c_l v0 - h^2 sum_l' (I X W)_ll' M^-1 grad V(q0 + Z_l'),
+ *
+ * k n unknowns, no mass solve per coefficient, the same iterates (from
+ * Z = h I gamma) to round-off; gamma is formed from the last sweep's
+ * forces at the end, for the update (52) and the next start.  The default
+ * takes it for k = s (Gauss: s n unknowns either way, fewer operations a
+ * sweep); for k > s the coefficients are fewer unknowns (s n < k n).
  * H and g are conserved exactly when they are polynomials of degree
  * <= 2k/s, to O(h^2k) otherwise; the method is symmetric, of order 2
  * (2s when lambda is constant or there are no constraints). */
@@ -52,6 +63,7 @@ typedef struct hbvm {
     int n, m, s, k;
     int size;              /* s n + m unknowns                                 */
     int iteration, max_iter;
+    int nystrom;           /* the fixed point in the stage positions (m = 0)   */
     double tol;
     hbvm_basis basis;
     double *Minv;          /* n x n, the constant M^-1, for the Jacobian's matrix
@@ -80,6 +92,10 @@ typedef struct hbvm {
     int history_valid;     /* x holds the path of the step that ended at sum.last */
     double last_h;
     double *shift;         /* T, s x s                                          */
+    /* the Nystrom form: Z (k x n), M^-1 grad V at the stages (k x n), I X W
+     * (k x k) and its multiples h^2 I X W, h c for the step size h_coefficients */
+    double *Z, *MG, *IXW, *h2IXW, *hc, h_coefficients;
+    double *minv_diagonal; /* M^-1 when diagonal (n), else NULL               */
     int *pivots;
 } hbvm;
 
