@@ -139,10 +139,13 @@ void newton_set_rank_one(const wb_host *host, wb_newton *ws, wb_rank_one_fn rank
 
 /* Sherman-Morrison's precomputation on the sparse part's fresh factors:
  * u := S^-1 u and 1 + v.S^-1 u, which must not vanish (exactly, as the
- * dense LU's pivots). */
+ * dense LU's pivots).  A zero u (a rank-one part absent at this x) costs
+ * nothing. */
 static int prepare_rank_one(const wb_host *host, wb_newton *ws, wb_step_stats *stats)
 {
     const int n = ws->n;
+    if (vec_max_abs(n, ws->rank_u) == 0.0)
+        return WB_OK;
     int status = sparse_lu_solve(host, ws->sparse, 1, ws->rank_u);
     if (stats)
         stats->linear_solves++;
