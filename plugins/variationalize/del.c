@@ -27,7 +27,20 @@
  * Newton's matrix: the columns of (q2, v2) by forward differences of the
  * exact residual (they hold second derivatives of the layer, which the
  * variational equations do not give), the columns of the multipliers and
- * theta+ in closed form. */
+ * theta+ in closed form.
+ *
+ * Masses far apart (1e12: double_spherical_pendulum, m2 = 1e-12) make that
+ * matrix ill-conditioned: the light point's tangential velocity enters the
+ * momentum rows, whose terms are the heavy point's, through terms ~m2 / h^2
+ * (with W = I the pulled-back covectors carry the heavy momentum into the
+ * light point's rows too), so |J^-1| reaches 1e7 .. 1e12 in those unknowns.
+ * Forward differences carry errors ~sqrt(eps) of each row's terms (1e-8
+ * against entries of 1e-8 .. 1e-4 there), and the chord iteration keeps the
+ * matrix of the guess; either stalls Newton at 1e-12 .. 1e-9 of the terms.
+ * So a step the chosen solver fails is retried once from the same guess by
+ * full Newton with those columns by Richardson-extrapolated central
+ * differences (errors ~eps^(4/5) of the terms, 4 residuals a column): it
+ * steps where the first solve does not, and costs nothing where it does. */
 #include "variationalize.h"
 #include "wb_array.h"
 #include "wb_residual_scale.h"
@@ -103,6 +116,8 @@ int vz_del_create(const wb_host *host, const wb_model *model, const vz_options *
         {&del->rhs_n, N},   {&del->unit_m, M + 1}, {&del->residual_scale, nx}, {&del->init_matrix, ni * ni},
         {&del->init_rhs, ni}, {&del->q0m, N}, {&del->th0m, M + 1}, {&del->q0p, N},
         {&del->th0p, M + 1}, {&del->DPm, N * N}, {&del->DPp, N * N},
+        {&del->r_minus, nx}, {&del->r_half_plus, nx}, {&del->r_half_minus, nx},
+        {&del->x_guess, nx},
     };
     size_t total = 0;
     for (size_t i = 0; i < WB_ARRAY_COUNT(parts); i++)
@@ -358,6 +373,62 @@ static int analytic_columns(vz_del *del, const double *x, double *J)
     return WB_OK;
 }
 
+/* The residual at x_shift with its entry j at x_j + delta (the actual
+ * shift returned in *actual), x_shift restored. */
+static int shifted_residual(vz_del *del, int j, double delta, double *r, double *actual)
+{
+    const double saved = del->x_shift[j];
+    del->x_shift[j] = saved + delta;
+    *actual = del->x_shift[j] - saved;
+    const int status = del_residual(del, del->x_shift, r);
+    if (del->stats)
+        del->stats->residual_evals++;
+    del->x_shift[j] = saved;
+    return status;
+}
+
+/* Column j of J by a forward difference from r_base: step sqrt(eps) of
+ * max(unit, |x_j|), error ~sqrt(eps) of each row's terms. */
+static int forward_column(vz_del *del, int j, double unit, double *J)
+{
+    const int nx = del->nx;
+    double up;
+    const int status = shifted_residual(
+        del, j, sqrt(DBL_EPSILON) * fmax(unit, fabs(del->x_shift[j])), del->r_shift, &up);
+    if (status != WB_OK)
+        return status;
+    for (int i = 0; i < nx; i++)
+        J[i * nx + j] = (del->r_shift[i] - del->r_base[i]) / up;
+    return WB_OK;
+}
+
+/* Column j of J by central differences at steps delta and delta / 2,
+ * Richardson-extrapolated ((4 D(delta/2) - D(delta)) / 3: truncation
+ * O(delta^4)); delta = eps^(1/5) max(unit, |x_j|) balances that against
+ * the round-off, eps / delta: errors ~eps^(4/5) of each row's terms. */
+static int extrapolated_column(vz_del *del, int j, double unit, double *J)
+{
+    const int nx = del->nx;
+    const double delta = pow(DBL_EPSILON, 0.2) * fmax(unit, fabs(del->x_shift[j]));
+    double up, down, half_up, half_down;
+    int status = shifted_residual(del, j, delta, del->r_shift, &up);
+    if (status == WB_OK)
+        status = shifted_residual(del, j, -delta, del->r_minus, &down);
+    if (status == WB_OK)
+        status = shifted_residual(del, j, 0.5 * delta, del->r_half_plus, &half_up);
+    if (status == WB_OK)
+        status = shifted_residual(del, j, -0.5 * delta, del->r_half_minus, &half_down);
+    if (status != WB_OK)
+        return status;
+    const double span = up - down, half_span = half_up - half_down;
+    for (int i = 0; i < nx; i++) {
+        const double wide = (del->r_shift[i] - del->r_minus[i]) / span;
+        const double narrow = (del->r_half_plus[i] - del->r_half_minus[i]) / half_span;
+        J[i * nx + j] = (4.0 * narrow - wide) / 3.0;
+    }
+    return WB_OK;
+}
+
 /* Newton's matrix at x: closed-form columns, then forward differences in
  * (q2, v2) (the residuals they evaluate leave the cached state stale). */
 static int del_jacobian(void *user, const double *x, double *J)
@@ -384,19 +455,11 @@ static int del_jacobian(void *user, const double *x, double *J)
     vec_copy(nx, del->r, del->r_base);
     vec_copy(nx, x, del->x_shift);
     for (int j = 0; j < fd_columns; j++) {
-        const double saved = x[j];
         const double unit = j < del->n ? del->fd_size[0] : j < dim ? del->fd_size[1] : 1.0;
-        const double delta = sqrt(DBL_EPSILON) * fmax(unit, fabs(saved));
-        del->x_shift[j] = saved + delta;
-        const double actual = del->x_shift[j] - saved;
-        status = del_residual(del, del->x_shift, del->r_shift);
-        if (del->stats)
-            del->stats->residual_evals++;
-        del->x_shift[j] = saved;
+        status = del->extrapolated ? extrapolated_column(del, j, unit, J)
+                                   : forward_column(del, j, unit, J);
         if (status != WB_OK)
             return status;
-        for (int i = 0; i < nx; i++)
-            J[i * nx + j] = (del->r_shift[i] - del->r_base[i]) / actual;
     }
     return WB_OK;
 }
@@ -487,13 +550,28 @@ int vz_del_step(vz_del *del, double h, const double *q1, const double *v1, doubl
     options.residual_scale = del->residual_scale;
     wb_newton_report report = {.struct_size = sizeof report};
     del->evaluation_failed = 0;
+    del->extrapolated = 0;
+    vec_copy(del->nx, x, del->x_guess);
     status = host->newton_solve(host, del->newton, del_residual, del_jacobian, del, x,
                                 &options, stats, &report);
+    if (status != WB_OK && status != WB_ERR_NOMEM) {
+        /* the retry (see the top of the file): full Newton, extrapolated columns */
+        vec_copy(del->nx, del->x_guess, x);
+        del->evaluation_failed = 0;
+        del->extrapolated = 1;
+        options.simplified = 0;
+        options.max_iter = del->opt.max_iter < 25 ? del->opt.max_iter : 25; /* quadratic, or lost */
+        status = host->newton_solve(host, del->newton, del_residual, del_jacobian, del, x,
+                                    &options, stats, &report);
+        del->extrapolated = 0;
+    }
     if (status == WB_ERR_NEWTON && !del->evaluation_failed)
         host->error(host, "vi: Newton on the discrete Euler-Lagrange equations did not converge "
-                          "(max |residual| %.3e after %d iterations, tolerance %.1e relative to "
-                          "each row's terms where they are below 1); try a smaller h",
-                    report.residual_norm, report.iterations, options.tol);
+                          "(max |residual| %.3e after %d iterations of full Newton with "
+                          "extrapolated differences, after the %s solver failed; tolerance %.1e "
+                          "relative to each row's terms where they are below 1); try a smaller h",
+                    report.residual_norm, report.iterations,
+                    del->opt.solver == VZ_SIMPLIFIED ? "simplified" : "newton", options.tol);
     if (status != WB_OK) /* else the message of what failed: a layer, the projection */
         return status;
     if (!vec_equal(del->nx, x, del->x_last)) {

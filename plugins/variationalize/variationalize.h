@@ -31,8 +31,10 @@
  *                 w = (q, v) in TQ as the intermediate, 3N + 3d unknowns,
  *                 solved by Newton through the host (its matrix: the
  *                 columns of (q2, v2) by forward differences of the exact
- *                 residual, the others analytic); the linear start-up
- *                 solve for mu.
+ *                 residual, the others analytic; a step the chosen solver
+ *                 fails is retried from the same guess by full Newton with
+ *                 those columns by extrapolated central differences); the
+ *                 linear start-up solve for mu.
  *   stage4.c      the paper's own Stage 4 system (12N + 5d equations) and
  *                 its fixed-point iteration with the approximates of
  *                 Fig. 2 as corrected in the digest (S4.6a', S4.7a'): a
@@ -186,6 +188,10 @@ struct vz_del {
     double *dmu;              /* m x n: d muhat / d theta                        */
     double *Ha;               /* n x n                                           */
     double *r_shift, *x_shift, *r_base; /* nx each: the forward differences  */
+    double *r_minus, *r_half_plus, *r_half_minus; /* nx each: the extrapolated ones */
+    double *x_guess;          /* nx: the step's first guess (for the retry)     */
+    int extrapolated;         /* the (q2, v2) columns by extrapolated central
+                                 differences (the retry's matrix), not forward */
     double *wmu, *rhs_n, *unit_m;         /* n, n, m: scratch                   */
     double *residual_scale;   /* nx: the size of each row's terms (the step's) */
     int evaluation_failed;    /* a layer or the projection failed in a residual */
