@@ -42,6 +42,10 @@
  *   converging to machine precision.  Give them all and let
  *   `workbench check-model` compare each with finite differences.
  *
+ *   Optional for speed (wb.holonomic_point/1, ABI 1.4): grad V, g and G
+ *   at one point in one call, the very values of the three functions;
+ *   RATTLE/SHAKE then call the model twice a step instead of five times.
+ *
  *   Scripts need not write any of this: wb.define_model{...} takes the
  *   same model as Lua functions and differentiates them exactly.
  *
@@ -281,12 +285,32 @@ static const wb_initial_state_ext surface_initial_state = {
     .initial = surface_initial,
 };
 
+/* ---- wb.holonomic_point/1 (optional) ---------------------------------------
+ * grad V, g and G at q in one call: the same expressions as
+ * surface_potential_gradient, surface_constraints and surface_jacobian
+ * (check-model compares them), so methods give the same numbers with and
+ * without it. */
+static void surface_point_values(void *self, const double *q, double *grad, double *g,
+                                 double *G)
+{
+    surface_potential_gradient(self, q, grad);
+    surface_constraints(self, q, g);
+    surface_jacobian(self, q, G);
+}
+
+static const wb_holonomic_point_ext surface_holonomic_point = {
+    .struct_size = sizeof(wb_holonomic_point_ext),
+    .evaluate = surface_point_values,
+};
+
 static const void *surface_get_extension(const char *id)
 {
     if (strcmp(id, WB_EXT_MECHANICAL) == 0)
         return &surface_mechanical;
     if (strcmp(id, WB_EXT_HOLONOMIC) == 0)
         return &surface_holonomic;
+    if (strcmp(id, WB_EXT_HOLONOMIC_POINT) == 0)
+        return &surface_holonomic_point;
     if (strcmp(id, WB_EXT_INVARIANTS) == 0)
         return &surface_invariants_ext;
     if (strcmp(id, WB_EXT_INITIAL_STATE) == 0)
