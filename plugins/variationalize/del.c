@@ -20,7 +20,7 @@
  * E3 makes those of dhat-(w2).  Then qbar' = q2+, mu' = lambda+.  The rows
  * of E1 that pair with v are O(h): they are divided by h (pitfall 9).
  * Newton's test is relative to the size of each row's terms at the step's
- * start (residual_scales: wb_newton_options.residual_scale), so that one
+ * start (vz_del_residual_scales: wb_newton_options.residual_scale), so that one
  * tol serves a pendulum of length 1e-12 and of 1e12; the forward
  * differences step relative to the size of (q, v) where it is below 1.
  *
@@ -473,7 +473,7 @@ static int del_jacobian(void *user, const double *x, double *J)
  * |G^T nu2| / h at the carried nu; E2 = G(q2+) lambda+ the
  * rows of G times that momentum; E3 joins positions, |q| + h |v|; E4 the
  * rows of G times |q1| (g) and times |v1| + h |M^-1 grad V| (G v). */
-static void residual_scales(vz_del *del, double h, const double *q1, const double *v1)
+void vz_del_residual_scales(vz_del *del, double h, const double *q1, const double *v1)
 {
     const int n = del->n, m = del->m, dim = del->dim;
     double *s = del->residual_scale, *grad = del->vtmp, *accel = del->vtmp + n;
@@ -528,7 +528,7 @@ int vz_del_step(vz_del *del, double h, const double *q1, const double *v1, doubl
     }
     if (del->opt.solver == VZ_APPROXIMATE)
         return vz_stage4_step(del, q2, v2);
-    residual_scales(del, h, q1, v1);
+    vz_del_residual_scales(del, h, q1, v1);
     /* the guess: the layer's step for w2, mu extrapolated for lambda+, the
      * previous step's nu and theta */
     double *x = del->x;

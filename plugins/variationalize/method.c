@@ -83,7 +83,9 @@ static const wb_option_spec vi_options[OPT_COUNT] = {
      "derivatives of the layer in the equations: the variational equations (the method), "
      "or central differences (a test oracle only)"},
     {"tol", WB_OPT_NUMBER, 1e-13, 1e-16, 1e-4, NULL, NULL,
-     "max |residual| (rows of v divided by h, relative where |mu| or |qbar| exceed 1), then "
+     "max |residual| (rows of v divided by h), each row's bound tol times the size of its "
+     "terms where they are below 1 (every solver), or their round-off floor once the residual "
+     "stops falling; then "
      "the iteration runs until its update is below tol too (or stops cutting the residual)"},
     {"max_iter", WB_OPT_INTEGER, 0, 0, 100000, NULL, NULL,
      "iterations per step; 0: 60 for simplified, 25 for newton, 600 for approximate"},

@@ -15,7 +15,10 @@
  * (S4.1)-(S4.8) with the exact P (foot point by Newton) and pull-backs
  * (4.7); the rows (S4.4a) and (S4.6a) are O(h) and divided by h, as in the
  * reduced form.  The solution is the reduced solver's: the equations are
- * the same (digest 2.8), only the unknowns differ. */
+ * the same (digest 2.8), only the unknowns differ.  The iteration's test
+ * is relative to the size of each row's terms at the step's start, as the
+ * reduced solver's (row_scales), and a layer, projection or field that
+ * fails inside a residual keeps its own message. */
 #include "variationalize.h"
 #include "wb_vec.h"
 
@@ -32,6 +35,7 @@ typedef struct vz_stage4 {
     int at[U_COUNT];          /* offsets of the unknowns                    */
     int row[R_COUNT];         /* offsets of the equations                   */
     double *X, *f, *A;        /* unknowns, residual, approximate matrix     */
+    double *scale;            /* size: each row's terms, Newton's test      */
     double *DP0;              /* n x n: DP of the projection approximate    */
     double *K0;               /* (n+m)^2 scratch                             */
     int *pivots;
@@ -64,7 +68,7 @@ int vz_stage4_create(vz_del *del)
         at += is_n_row(r) ? n : m;
     }
     const size_t size = (size_t)s->size, N = (size_t)n, M = (size_t)m, k = N + M;
-    const size_t total = 2 * size + size * size + N * N + k * k + 3 * M * N + 2 * N + 2 * M +
+    const size_t total = 3 * size + size * size + N * N + k * k + 3 * M * N + 2 * N + 2 * M +
                          N + 2 * N + 4;
     double *block = calloc(total, sizeof(double));
     s->pivots = calloc(k + 1, sizeof(int));
@@ -75,7 +79,8 @@ int vz_stage4_create(vz_del *del)
     }
     s->X = block;
     s->f = s->X + size;
-    s->A = s->f + size;
+    s->scale = s->f + size;
+    s->A = s->scale + size;
     s->DP0 = s->A + size * size;
     s->K0 = s->DP0 + N * N;
     s->G1 = s->K0 + k * k;
@@ -153,8 +158,10 @@ static int stage4_residual(void *user, const double *X, double *f)
         status = vz_project(&del->proj, e2->qp, s->q2p, s->th2p, del->stats);
     if (status == WB_OK)
         status = vz_project(&del->proj, e2->qm, s->q2m, s->th2m, del->stats);
-    if (status != WB_OK)
+    if (status != WB_OK) {
+        del->evaluation_failed = 1;
         return status;
+    }
     /* (S4.1), (S4.2) */
     for (int i = 0; i < n; i++) {
         F(R_F1)[i] = U(U_Q1M)[i] - del->q0m[i];
@@ -219,13 +226,17 @@ static int stage4_residual(void *user, const double *X, double *f)
         r[i] /= h;
     /* (S4.5c), (S4.6c): pull-backs at the w2 projections */
     status = vz_pull(&del->proj, s->q2p, s->th2p, 1, U(U_LP), s->hat);
-    if (status != WB_OK)
+    if (status != WB_OK) {
+        del->evaluation_failed = 1;
         return status;
+    }
     for (int i = 0; i < n; i++)
         F(R_F5C)[i] = U(U_LHP)[i] - s->hat[i];
     status = vz_pull(&del->proj, s->q2m, s->th2m, 1, U(U_MU), s->hat);
-    if (status != WB_OK)
+    if (status != WB_OK) {
+        del->evaluation_failed = 1;
         return status;
+    }
     for (int i = 0; i < n; i++)
         F(R_F6C)[i] = U(U_MH2)[i] - s->hat[i];
     /* (S4.7a) dhat-(w2) = iota(qbar, theta+), (S4.8) q2+ = P dhat+(w2) */
@@ -249,6 +260,7 @@ static int stage4_residual(void *user, const double *X, double *f)
 #undef F
     if (!vec_all_finite(s->size, f)) {
         del->host->error(del->host, "vi (approximate): non-finite residual of Stage 4");
+        del->evaluation_failed = 1;
         return WB_ERR_NONFINITE;
     }
     return WB_OK;
@@ -283,8 +295,13 @@ static int projection_approximate(vz_del *del)
         for (int i = 0; i < k; i++)
             cols[c * k + i] = (i == c);
     int status = del->host->dense_solve(del->host, k, n, s->K0, s->pivots, cols);
-    if (status != WB_OK)
+    if (status != WB_OK) {
+        del->host->error(del->host, "vi (approximate): the projection approximate "
+                                    "[[I, W G0^T], [G0, 0]] at G0 = G(q1) is singular (the "
+                                    "constraints' gradients are dependent at q1)");
+        del->evaluation_failed = 1;
         return status;
+    }
     for (int i = 0; i < n; i++)
         for (int c = 0; c < n; c++)
             s->DP0[i * n + c] = cols[c * k + i];
@@ -369,6 +386,33 @@ static int approximate_matrix(void *user, const double *X, double *A)
     return WB_OK;
 }
 
+/* The size of each Stage 4 row's terms, from the reduced rows' at w1
+ * (vz_del_residual_scales): the momentum rows (S4.3a) .. (S4.6a) and the
+ * hats (S4.3c) .. (S4.6c) balance momenta, (S4.3b) .. (S4.5b) are G times
+ * a momentum, (S4.6b) G v2, (S4.7b) g(q2), and (S4.1), (S4.2), (S4.7a),
+ * (S4.8) join positions. */
+static void row_scales(vz_del *del)
+{
+    vz_stage4 *s = del->stage4;
+    const int n = del->n, m = del->m, dim = del->dim;
+    vz_del_residual_scales(del, del->h, del->q1, del->v1);
+    const double *reduced = del->residual_scale;
+    const double momentum = reduced[0], position = reduced[dim + m];
+    const double *G_momentum = reduced + dim, *G_position = reduced + dim + m + n,
+                 *G_velocity = reduced + dim + 2 * m + n;
+    for (int r = 0; r < R_COUNT; r++) {
+        double *out = s->scale + s->row[r];
+        if (!is_n_row(r)) {
+            const double *from = r == R_F6B ? G_velocity : r == R_F7B ? G_position : G_momentum;
+            vec_copy(m, from, out);
+            continue;
+        }
+        const int joins = r == R_F1 || r == R_F2 || r == R_F7A || r == R_F8;
+        for (int i = 0; i < n; i++)
+            out[i] = joins ? position : momentum;
+    }
+}
+
 int vz_stage4_step(vz_del *del, double *q2, double *v2)
 {
     vz_stage4 *s = del->stage4;
@@ -399,22 +443,27 @@ int vz_stage4_step(vz_del *del, double *q2, double *v2)
     vec_copy(m, del->nu1, U(U_N1P));
     vec_copy(m, del->nu2, U(U_N2P));
     vec_copy(m, del->theta, U(U_TH));
+    row_scales(del);
     wb_newton_options options;
     host->newton_defaults(host, &options);
     options.tol = del->opt.tol;
     options.max_iter = del->opt.max_iter;
     options.simplified = 1;
     options.settle_update = 1;
+    options.struct_size = sizeof options;
+    options.residual_scale = s->scale;
     wb_newton_report report = {.struct_size = sizeof report};
+    del->evaluation_failed = 0;
     status = host->newton_solve(host, s->newton, stage4_residual, approximate_matrix, del, X,
                                 &options, del->stats, &report);
-    if (status != WB_OK) {
+    if (status == WB_ERR_NEWTON && !del->evaluation_failed)
         host->error(host, "vi (approximate): the paper's iteration on Stage 4 did not converge "
-                          "(max |residual| %.3e after %d iterations, tolerance %.1e); try a "
-                          "smaller h or solver = 'newton'",
+                          "(max |residual| %.3e after %d iterations, tolerance %.1e relative "
+                          "to each row's terms where they are below 1); try a smaller h or "
+                          "solver = 'newton'",
                     report.residual_norm, report.iterations, options.tol);
+    if (status != WB_OK) /* else the message of what failed: a layer, the projection */
         return status;
-    }
     vec_copy(n, U(U_Q2), q2);
     vec_copy(n, U(U_V2), v2);
     vec_copy(n, del->mu, del->mu_prev);

@@ -218,6 +218,12 @@ int vz_del_step(vz_del *del, double h, const double *q1, const double *v1, doubl
 /* The layer's full step R_h(w1) as Newton's first guess for w2. */
 int vz_del_predict(vz_del *del, double h, const double *q1, const double *v1, double *q2,
                    double *v2);
+/* del->residual_scale (nx values): the size of the terms of each reduced
+ * row at the step's start w1 = (q1, v1) and the carried (qbar, mu, nu):
+ * [0, 2N) momentum balances, [2N, 2N + d) G rows times a momentum,
+ * [2N + d, 3N + d) positions, then d rows G times |q| (g) and d rows G
+ * times a velocity (G v).  Stage 4 takes its rows' sizes from these. */
+void vz_del_residual_scales(vz_del *del, double h, const double *q1, const double *v1);
 /* Ends at w = (q, v) for step h; J, dS only when `derivatives`. */
 int vz_del_ends(vz_del *del, vz_ends *e, double h, const double *q, const double *v,
                 int derivatives);
