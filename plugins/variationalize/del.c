@@ -40,7 +40,18 @@
  * So a step the chosen solver fails is retried once from the same guess by
  * full Newton with those columns by Richardson-extrapolated central
  * differences (errors ~eps^(4/5) of the terms, 4 residuals a column): it
- * steps where the first solve does not, and costs nothing where it does. */
+ * steps where the first solve does not, and costs nothing where it does.
+ *
+ * Its accuracy there (issue 13): E2 fixes the momenta's normal part, which
+ * the pull-backs annihilate, by G(q2+) W lambda+ = 0 (S3.8 for W = I).
+ * With W = I a rod joining the two points then puts the heavy momentum
+ * into the light point's components of lambda, which the pull-back
+ * cancels again: those rows hold the light momentum only to tol (and eps)
+ * of the heavy one, its velocity off by ~tol x the ratio (0.1 at 1e12).
+ * With W = M^-1 the light components stay its own size, its momentum rows
+ * are tested in its own units (mass_weights) and the start-up solve runs
+ * in velocity units: m1 = 1e-12, 2e-13 .. 1e-12 in its velocity against
+ * RATTLE; m2 = 1e-12 still 1.4e-5 .. 1.5e-4 (tests/variationalize/mass_ratio.lua). */
 #include "variationalize.h"
 #include "wb_array.h"
 #include "wb_residual_scale.h"
@@ -86,6 +97,45 @@ void vz_del_destroy(vz_del *del)
     free(del);
 }
 
+/* The weight of coordinate i's momentum rows in the Newton test: with W =
+ * M^-1 its mass relative to the largest (row sums of |M|), times a slack
+ * of 16, capped at 1.  Those rows then hold the light point's momentum to
+ * tol x 16 of its own (velocity units), not to tol of the heavy point's,
+ * which left its velocity off by tol x (mass ratio) (issue 13).  The slack:
+ * their round-off floor is 2 .. 4 tol (tol = 1e-13) of their terms,
+ * whatever the ratio (1e-6 .. 1e-12, double_spherical_pendulum), above the
+ * 64 eps at which Newton's test would accept a stalled residual.  With W =
+ * I every weight is 1: the pull-back (GG^T)^-1 G lambda carries the heavy
+ * momentum into the light point's rows, whose floor is then eps x that
+ * momentum (see the top of the file). */
+enum { VZ_LIGHT_ROW_SLACK = 16 };
+
+static void mass_weights(vz_del *del)
+{
+    const int n = del->n;
+    const double *M = del->field.M;
+    double largest = 0.0;
+    if (del->opt.weight != VZ_MASS) {
+        for (int i = 0; i < n; i++)
+            del->mass_weight[i] = del->mass_scale[i] = 1.0;
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        double row = 0.0;
+        for (int j = 0; j < n; j++)
+            row += fabs(M[(size_t)i * n + j]);
+        del->mass_weight[i] = row;
+        largest = fmax(largest, row);
+    }
+    for (int i = 0; i < n; i++)
+        del->mass_scale[i] = largest > 0.0 && del->mass_weight[i] > 0.0
+                                 ? del->mass_weight[i] / largest : 1.0;
+    for (int i = 0; i < n; i++)
+        del->mass_weight[i] = largest > 0.0 && del->mass_weight[i] > 0.0
+                                  ? fmin(1.0, VZ_LIGHT_ROW_SLACK * del->mass_weight[i] / largest)
+                                  : 1.0;
+}
+
 int vz_del_create(const wb_host *host, const wb_model *model, const vz_options *opt,
                   vz_del **out)
 {
@@ -113,7 +163,8 @@ int vz_del_create(const wb_host *host, const wb_model *model, const vz_options *
         {&del->Gbar, M * N + 1}, {&del->Gp, M * N + 1}, {&del->DPt, N * N},
         {&del->dmu, M * N + 1}, {&del->Ha, N * N}, {&del->r_shift, nx}, {&del->x_shift, nx},
         {&del->v1buf, N},   {&del->vtmp, 2 * N}, {&del->r_base, nx}, {&del->wmu, N},
-        {&del->rhs_n, N},   {&del->unit_m, M + 1}, {&del->residual_scale, nx}, {&del->init_matrix, ni * ni},
+        {&del->rhs_n, N},   {&del->unit_m, M + 1}, {&del->residual_scale, nx}, {&del->mass_weight, N}, {&del->mass_scale, N},
+        {&del->init_matrix, ni * ni},
         {&del->init_rhs, ni}, {&del->q0m, N}, {&del->th0m, M + 1}, {&del->q0p, N},
         {&del->th0p, M + 1}, {&del->DPm, N * N}, {&del->DPp, N * N},
         {&del->r_minus, nx}, {&del->r_half_plus, nx}, {&del->r_half_minus, nx},
@@ -132,6 +183,7 @@ int vz_del_create(const wb_host *host, const wb_model *model, const vz_options *
         *parts[i].array = block;
         block += parts[i].count;
     }
+    mass_weights(del);
     if (!(del->newton = host->newton_create(host, del->nx)))
         goto nomem;
     if (opt->solver == VZ_APPROXIMATE && vz_stage4_create(del) != WB_OK)
@@ -174,6 +226,21 @@ static int pull_identity(vz_del *del, const double *q, const double *theta, doub
     for (int c = 0; c < n; c++)
         rows[c * n + c] = 1.0;
     return vz_pull(&del->proj, q, theta, n, rows, rows);
+}
+
+/* (G W)_ac: the momenta's gauge G(q) W lambda = 0 (S3.8 with W = I) fixes
+ * their normal part, which the pull-backs DP^T annihilate, so that
+ * DP^T lambda = lambda on Q: with W = M^-1 the light point's components
+ * of lambda stay its own size instead of carrying the heavy point's
+ * momentum along a rod that joins them (issue 13). */
+static double weighted_normal(const vz_del *del, const double *G, int a, int c)
+{
+    const int n = del->n;
+    const double *W = del->proj.W;
+    double sum = 0.0;
+    for (int k = 0; k < n; k++)
+        sum += G[(size_t)a * n + k] * W[(size_t)k * n + c];
+    return sum;
 }
 
 /* Solve DL_h(w0) = lambda- DP- Jhat- + mu DP+ Jhat+ + nu1 C1(q0) + nu2 C2(q0, v0),
@@ -219,15 +286,31 @@ int vz_del_start(vz_del *del, double h, const double *q, const double *v)
         wb_constraint_jacobian(del->model, del->q0p, del->Gp);
         for (int a = 0; a < m; a++)
             for (int i = 0; i < n; i++) {
-                A[(dim + a) * ni + i] = del->Gbar[a * n + i];
-                A[(dim + m + a) * ni + n + i] = del->Gp[a * n + i];
+                A[(dim + a) * ni + i] = weighted_normal(del, del->Gbar, a, i);
+                A[(dim + m + a) * ni + n + i] = weighted_normal(del, del->Gp, a, i);
             }
     }
     for (int r = 0; r < dim; r++)
         b[r] = e->dSp[r] - e->dSm[r];
     for (int r = dim; r < ni; r++)
         b[r] = 0.0;
+    /* with W = M^-1, in velocity units: the rows of coordinate i divided by
+     * its relative mass, the momenta's columns multiplied by it (issue 13:
+     * else the pivoting resolves a light point's momentum to eps of the
+     * heavy one's); with W = I the scales are 1 */
+    const double *mass = del->mass_scale;
+    for (int r = 0; r < dim; r++) {
+        const double row = 1.0 / mass[r % n];
+        b[r] *= row;
+        for (int c = 0; c < ni; c++)
+            A[r * ni + c] *= row;
+    }
+    for (int r = 0; r < ni; r++)
+        for (int c = 0; c < dim; c++)
+            A[r * ni + c] *= mass[c % n];
     status = host->dense_solve(host, ni, 1, A, del->init_pivots, b);
+    for (int c = 0; c < dim; c++)
+        b[c] *= mass[c % n];
     if (del->stats)
         del->stats->linear_solves++;
     if (status != WB_OK) {
@@ -292,7 +375,8 @@ static int del_residual(void *user, const double *x, double *r)
             vec_axpy(n, -nu2[a], del->G2 + (size_t)a * n, E1 + n);
         }
         wb_constraint_jacobian(del->model, del->q2p, del->Gp);
-        mat_vec(m, n, del->Gp, lam, E2);
+        mat_vec(n, n, del->proj.W, lam, del->wmu);
+        mat_vec(m, n, del->Gp, del->wmu, E2);
         wb_constraints(del->model, q2, E4);
         mat_vec(m, n, del->G2, v2, E4 + m);
     }
@@ -332,7 +416,7 @@ static int analytic_columns(vz_del *del, const double *x, double *J)
         for (int r = 0; r < dim; r++)
             J[r * nx + col] = -column[r] / (r < n ? 1.0 : h);
         for (int a = 0; a < m; a++)
-            J[(dim + a) * nx + col] = del->Gp[a * n + c];
+            J[(dim + a) * nx + col] = weighted_normal(del, del->Gp, a, c);
     }
     for (int a = 0; a < m; a++) {
         const int c1 = OFF_N1(del) + a, c2 = OFF_N2(del) + a;
@@ -498,13 +582,21 @@ void vz_del_residual_scales(vz_del *del, double h, const double *q1, const doubl
         multipliers = fmax(multipliers, fmax(q_row, v_row / fabs(h)));
     }
     momentum = wb_scale_or_one(momentum + multipliers);
+    /* the momentum rows of coordinate i in that coordinate's own units:
+     * momentum x (its mass / the largest), velocity units times its mass */
+    const double *weight = del->mass_weight;
     if (m > 0) {
-        wb_constraint_row_scales(m, n, del->G2, momentum, 1.0, s + dim);
+        for (int a = 0; a < m; a++) {
+            double row = 0.0;
+            for (int i = 0; i < n; i++)
+                row += fabs(weighted_normal(del, del->G2, a, i)) * weight[i];
+            s[dim + a] = wb_scale_or_one(row * momentum);
+        }
         wb_constraint_row_scales(m, n, del->G2, q_size, 1.0, s + dim + m + n);
         wb_constraint_row_scales(m, n, del->G2, velocity, 1.0, s + dim + 2 * m + n);
     }
-    for (int i = 0; i < dim; i++)
-        s[i] = momentum;
+    for (int i = 0; i < n; i++)
+        s[i] = s[n + i] = momentum * weight[i];
     const double position = wb_scale_or_one(q_size + fabs(h) * wb_scale_max_abs(n, v1));
     for (int i = 0; i < n; i++)
         s[dim + m + i] = position;

@@ -68,7 +68,9 @@ static const wb_option_spec vi_options[OPT_COUNT] = {
      "bias: d+ = R^q at t = h alpha_plus; the junction qbar belongs to t_n + alpha_plus h"},
     {"projection", WB_OPT_CHOICE, 0, 0, 0, "orthogonal", "orthogonal|mass",
      "iota(q, theta) = q + W G(q)^T theta, the normal at the foot point: W = I (the "
-     "paper's (3.2)) or W = M^-1"},
+     "paper's (3.2)) or W = M^-1 (then also the momenta's gauge G W lambda = 0 and Newton's "
+     "test of each point's momentum in its own units: take it for masses far apart, where W = I "
+     "holds a light point's momentum only to tol of the heaviest)"},
     {"solver", WB_OPT_CHOICE, 0, 0, 0, "simplified", "simplified|newton|approximate",
      "simplified: Newton on the reduced equations (3N + 3d unknowns) with one matrix per "
      "step; newton: a new matrix at every iteration; approximate: the paper's iteration "

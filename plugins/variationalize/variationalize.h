@@ -194,6 +194,8 @@ struct vz_del {
                                  differences (the retry's matrix), not forward */
     double *wmu, *rhs_n, *unit_m;         /* n, n, m: scratch                   */
     double *residual_scale;   /* nx: the size of each row's terms (the step's) */
+    double *mass_weight;      /* n: its momentum rows' weight in Newton's test  */
+    double *mass_scale;       /* n: with W = M^-1 its mass / the largest, else 1 */
     int evaluation_failed;    /* a layer or the projection failed in a residual */
     double fd_size[2];        /* the differences' unit: q columns [0], v [1]   */
     double *v1buf, *vtmp;     /* n each                                          */
