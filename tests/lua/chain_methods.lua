@@ -13,6 +13,20 @@ local function relative_difference(a, b, which)
   return wb.norm(wb.sub(qa, qb)) / wb.norm(qa)
 end
 
+-- The sparse path against the dense one: final states to round-off and the
+-- same Newton iterations.
+local function expect_sparse_as_dense(runs, what)
+  wb.expect_below(relative_difference(runs.dense, runs.sparse, "q"), 1e-12,
+                  what .. ": sparse final q = dense")
+  wb.expect_below(relative_difference(runs.dense, runs.sparse, "p"), 1e-11,
+                  what .. ": sparse final p = dense")
+  wb.check(runs.dense.stats.newton_iterations == runs.sparse.stats.newton_iterations,
+           what .. ": the same Newton iterations",
+           string.format("%d dense, %d sparse", runs.dense.stats.newton_iterations,
+                         runs.sparse.stats.newton_iterations))
+end
+
+
 local function same_state(a, b)
   local qa, pa = a:final()
   local qb, pb = b:final()
@@ -58,14 +72,7 @@ for _, case in ipairs{{N = 8, spatial = 0}, {N = 5, spatial = 1}} do
                                   steps = 100}
     end
     local what = spec.label .. ", " .. where
-    wb.expect_below(relative_difference(runs.dense, runs.sparse, "q"), 1e-12,
-                    what .. ": sparse final q = dense")
-    wb.expect_below(relative_difference(runs.dense, runs.sparse, "p"), 1e-11,
-                    what .. ": sparse final p = dense")
-    wb.check(runs.dense.stats.newton_iterations == runs.sparse.stats.newton_iterations,
-             what .. ": the same Newton iterations",
-             string.format("%d dense, %d sparse", runs.dense.stats.newton_iterations,
-                           runs.sparse.stats.newton_iterations))
+    expect_sparse_as_dense(runs, what)
     wb.check(same_state(runs.auto, runs.sparse), what .. ": auto takes the sparse path")
     if spec.name == "spark" then
       wb.expect_below(runs.sparse:max("constraint"), 1e-11, what .. ": max |g(q_n)|")
@@ -93,14 +100,7 @@ for _, case in ipairs{{N = 8, spatial = 0, kb = 20}, {N = 5, spatial = 1, kb = 2
                                   h = 0.1, steps = 50}
     end
     local what = name .. ", " .. where
-    wb.expect_below(relative_difference(runs.dense, runs.sparse, "q"), 1e-12,
-                    what .. ": sparse final q = dense")
-    wb.expect_below(relative_difference(runs.dense, runs.sparse, "p"), 1e-11,
-                    what .. ": sparse final p = dense")
-    wb.check(runs.dense.stats.newton_iterations == runs.sparse.stats.newton_iterations,
-             what .. ": the same Newton iterations",
-             string.format("%d dense, %d sparse", runs.dense.stats.newton_iterations,
-                           runs.sparse.stats.newton_iterations))
+    expect_sparse_as_dense(runs, what)
     wb.expect_below(runs.sparse:max("energy_error"), 1e-13, what .. ": sparse, max energy error")
     wb.expect_below(runs.sparse:max("constraint"), 1e-12, what .. ": sparse, max |g(q_n)|")
   end
