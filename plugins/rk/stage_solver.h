@@ -45,6 +45,8 @@ typedef struct stage_solver_config {
     int max_iter;
     int compensated;            /* compensated summation of the update */
     int extrapolate;            /* 1: start from the last step's stages */
+    int corrected;              /* 1 (with extrapolate): gni_irk2's corrected start,
+                                   for collocation tableaux in the separable form */
 } stage_solver_config;
 
 typedef struct stage_solver stage_solver;
@@ -83,9 +85,12 @@ enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER
         {"max_iter", WB_OPT_INTEGER, 50, 1, 10000, NULL, NULL, "stage iterations per step"}, \
         {"compensated", WB_OPT_BOOLEAN, 1, 0, 1, NULL, NULL,                                \
          "compensated summation of the update (round-off grows like a random walk)"},      \
-        {"start", WB_OPT_CHOICE, 0, 0, 0, "extrapolate", "extrapolate|plain",                \
+        {"start", WB_OPT_CHOICE, 0, 0, 0, "extrapolate", "extrapolate|plain|corrected",      \
          "implicit stages start from the last step's collocation polynomial extrapolated, "  \
-         "or (plain) from the constant-velocity guess"},                                     \
+         "or (plain) from the constant-velocity guess, or (corrected) from the forces along " \
+         "the last collocation polynomial at its nodes, the two step points and one point "  \
+         "beyond the step, interpolated at the new nodes (2 more force evaluations a step; " \
+         "collocation tableaux with constant mass, else as extrapolate)"},                   \
     }
 
 /* The whole plugin of a family with one stage-solver method: options,
