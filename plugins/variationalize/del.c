@@ -120,14 +120,14 @@ static void mass_weights(vz_del *del)
     double largest = 0.0;
     if (del->opt.weight != VZ_MASS) {
         for (int i = 0; i < n; i++)
-            del->mass_weight[i] = del->mass_scale[i] = 1.0;
+            del->mass_weight[i] = del->mass_scale[i] = 1.0, del->mass_row[i] = 0.0;
         return;
     }
     for (int i = 0; i < n; i++) {
         double row = 0.0;
         for (int j = 0; j < n; j++)
             row += fabs(M[(size_t)i * n + j]);
-        del->mass_weight[i] = row;
+        del->mass_weight[i] = del->mass_row[i] = row;
         largest = fmax(largest, row);
     }
     for (int i = 0; i < n; i++)
@@ -140,6 +140,34 @@ static void mass_weights(vz_del *del)
                                   : 1.0;
 }
 
+/* projection = "auto": W = I (the paper's (3.2)) up to VZ_MASS_RATIO_LIMIT,
+ * W = M^-1 above it; an explicit W = I above it is refused, since it would
+ * give the light point's velocity off by ~tol x the ratio with no message.
+ * Without constraints W plays no part (iota = id, no gauge) and W = I
+ * stays, whatever the masses. */
+static int resolve_weight(vz_del *del)
+{
+    const wb_host *host = del->host;
+    del->mass_ratio = vz_mass_ratio(del->n, del->field.M);
+    const int beyond = del->m > 0 && !(del->mass_ratio <= VZ_MASS_RATIO_LIMIT);
+    if (del->opt.weight == VZ_AUTO) {
+        del->opt.weight = beyond ? VZ_MASS : VZ_ORTHOGONAL;
+        host->log(host, WB_LOG_INFO, "vi on model '%s': projection = auto is '%s' (mass ratio "
+                  "%.3g, %s the limit %g)", del->model->name,
+                  beyond ? "mass" : "orthogonal", del->mass_ratio, beyond ? "above" : "within",
+                  VZ_MASS_RATIO_LIMIT);
+    } else if (del->opt.weight == VZ_ORTHOGONAL && beyond) {
+        host->error(host, "vi: projection = 'orthogonal' (W = I, the paper's (3.2)) on model "
+                          "'%s' with mass ratio %.3g (largest over smallest eigenvalue of M) "
+                          "above %g, where it holds the light points' velocities only to "
+                          "~tol x the ratio; use projection = 'mass' (or 'auto', the default, "
+                          "which takes it there)", del->model->name, del->mass_ratio,
+                    VZ_MASS_RATIO_LIMIT);
+        return WB_ERR_INVALID;
+    }
+    return WB_OK;
+}
+
 int vz_del_create(const wb_host *host, const wb_model *model, const vz_options *opt,
                   vz_del **out)
 {
@@ -149,10 +177,16 @@ int vz_del_create(const wb_host *host, const wb_model *model, const vz_options *
     del->host = host, del->model = model, del->opt = *opt;
     const int n = model->nq, m = model->n_holonomic;
     del->n = n, del->m = m, del->dim = 2 * n, del->nx = 3 * n + 3 * m;
-    if (vz_field_init(&del->field, host, model) != WB_OK ||
-        vz_layer_init(&del->plus, &del->field, opt->layer, opt->derivatives) != WB_OK ||
+    if (vz_field_init(&del->field, host, model) != WB_OK)
+        goto nomem;
+    int status = resolve_weight(del);
+    if (status != WB_OK) {
+        vz_del_destroy(del);
+        return status;
+    }
+    if (vz_layer_init(&del->plus, &del->field, opt->layer, opt->derivatives) != WB_OK ||
         vz_layer_init(&del->minus, &del->field, opt->layer_minus, opt->derivatives) != WB_OK ||
-        vz_projection_init(&del->proj, &del->field, opt->weight) != WB_OK ||
+        vz_projection_init(&del->proj, &del->field, del->opt.weight) != WB_OK ||
         allocate_ends(&del->ends, n) != WB_OK || allocate_ends(&del->ends0, n) != WB_OK)
         goto nomem;
     const size_t N = (size_t)n, M = (size_t)m, nx = (size_t)del->nx, ni = 2 * N + 2 * M;
@@ -167,7 +201,7 @@ int vz_del_create(const wb_host *host, const wb_model *model, const vz_options *
         {&del->Gbar, M * N + 1}, {&del->Gp, M * N + 1}, {&del->DPt, N * N},
         {&del->dmu, M * N + 1}, {&del->Ha, N * N}, {&del->r_shift, nx}, {&del->x_shift, nx},
         {&del->v1buf, N},   {&del->vtmp, 2 * N}, {&del->r_base, nx}, {&del->wmu, N},
-        {&del->rhs_n, N},   {&del->unit_m, M + 1}, {&del->residual_scale, nx}, {&del->mass_weight, N}, {&del->mass_scale, N},
+        {&del->rhs_n, N},   {&del->unit_m, M + 1}, {&del->residual_scale, nx}, {&del->mass_weight, N}, {&del->mass_scale, N}, {&del->mass_row, N},
         {&del->init_matrix, ni * ni},
         {&del->init_rhs, ni}, {&del->q0m, N}, {&del->th0m, M + 1}, {&del->q0p, N},
         {&del->th0p, M + 1}, {&del->DPm, N * N}, {&del->DPp, N * N},
@@ -599,8 +633,13 @@ void vz_del_residual_scales(vz_del *del, double h, const double *q1, const doubl
         wb_constraint_row_scales(m, n, del->G2, q_size, 1.0, s + dim + m + n);
         wb_constraint_row_scales(m, n, del->G2, velocity, 1.0, s + dim + 2 * m + n);
     }
+    /* ... but never below the point's own momentum scale (its row of |M|
+     * times the velocities' scale): the heaviest point may be at rest
+     * (four_particles, m1 = 1e12), and then momentum x weight put the light
+     * rows' bound at 1e-11 of their own terms, below their round-off */
     for (int i = 0; i < n; i++)
-        s[i] = s[n + i] = momentum * weight[i];
+        s[i] = s[n + i] = fmin(momentum, fmax(momentum * weight[i],
+                                              VZ_LIGHT_ROW_SLACK * velocity * del->mass_row[i]));
     const double position = wb_scale_or_one(q_size + fabs(h) * wb_scale_max_abs(n, v1));
     for (int i = 0; i < n; i++)
         s[dim + m + i] = position;

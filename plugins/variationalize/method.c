@@ -31,7 +31,11 @@ static int refuse_pair(const wb_host *host, const char *option, const wb_tableau
     return WB_ERR_INVALID;
 }
 
-static int weight_of(const char *choice) { return strcmp(choice, "mass") == 0 ? VZ_MASS : VZ_ORTHOGONAL; }
+static int weight_of(const char *choice)
+{
+    return strcmp(choice, "mass") == 0 ? VZ_MASS : strcmp(choice, "auto") == 0 ? VZ_AUTO
+                                                                             : VZ_ORTHOGONAL;
+}
 
 static int same_tableau(const wb_tableau *a, const wb_tableau *b)
 {
@@ -66,11 +70,14 @@ static const wb_option_spec vi_options[OPT_COUNT] = {
      "other"},
     {"alpha_plus", WB_OPT_NUMBER, 0.5, 0.0, 1.0, NULL, NULL,
      "bias: d+ = R^q at t = h alpha_plus; the junction qbar belongs to t_n + alpha_plus h"},
-    {"projection", WB_OPT_CHOICE, 0, 0, 0, "orthogonal", "orthogonal|mass",
-     "iota(q, theta) = q + W G(q)^T theta, the normal at the foot point: W = I (the "
-     "paper's (3.2)) or W = M^-1 (then also the momenta's gauge G W lambda = 0 and Newton's "
-     "test of each point's momentum in its own units: take it for masses far apart, where W = I "
-     "holds a light point's momentum only to tol of the heaviest)"},
+    {"projection", WB_OPT_CHOICE, 0, 0, 0, "auto", "auto|orthogonal|mass",
+     "iota(q, theta) = q + W G(q)^T theta, the normal at the foot point: W = I (orthogonal, "
+     "the paper's (3.2)) or W = M^-1 (mass; then also the momenta's gauge G W lambda = 0 and "
+     "Newton's test of each point's momentum in its own units); auto: orthogonal up to a mass "
+     "ratio of 1e3 and on unconstrained models, mass above (mass ratio: the largest "
+     "eigenvalue of M over the smallest, for point masses the heaviest over the lightest); "
+     "orthogonal is refused above 1e3 on a constrained model (it holds a light point's "
+     "velocity only to ~tol x the ratio: 2e-9 at 1e4, 0.1 .. 0.3 at 1e12)"},
     {"solver", WB_OPT_CHOICE, 0, 0, 0, "simplified", "simplified|newton|approximate",
      "simplified: Newton on the reduced equations (3N + 3d unknowns) with one matrix per "
      "step; newton: a new matrix at every iteration; approximate: the paper's iteration "

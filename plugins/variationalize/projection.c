@@ -18,6 +18,7 @@
 
 #include <workbench/groups/small_matrix.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,4 +214,53 @@ int vz_project_velocity(vz_projection *p, const double *q, const double *vhat, d
         return status;
     vec_copy(n, p->r, v);
     return WB_OK;
+}
+
+/* Cyclic Jacobi rotations on a copy of M until its off-diagonal part is
+ * round-off of its diagonal (quadratic convergence: a few sweeps for the
+ * small M of a mechanical model); called once per instance. */
+double vz_mass_ratio(int n, const double *M)
+{
+    if (n <= 0)
+        return 1.0;
+    double *A = malloc((size_t)n * (size_t)n * sizeof(double));
+    if (!A)
+        return INFINITY;
+    memcpy(A, M, (size_t)n * (size_t)n * sizeof(double));
+    enum { MAX_SWEEPS = 64 };
+    for (int sweep = 0; sweep < MAX_SWEEPS; sweep++) {
+        double off = 0.0;
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                off = fmax(off, fabs(A[i * n + j]) /
+                                    sqrt(fabs(A[i * n + i]) * fabs(A[j * n + j]) + DBL_MIN));
+        if (off <= DBL_EPSILON)
+            break;
+        for (int p = 0; p < n; p++)
+            for (int q = p + 1; q < n; q++) {
+                const double apq = A[p * n + q];
+                if (apq == 0.0)
+                    continue;
+                const double tau = (A[q * n + q] - A[p * n + p]) / (2.0 * apq);
+                const double t = (tau >= 0.0 ? 1.0 : -1.0) / (fabs(tau) + sqrt(1.0 + tau * tau));
+                const double c = 1.0 / sqrt(1.0 + t * t), s = t * c;
+                for (int k = 0; k < n; k++) { /* columns p, q */
+                    const double akp = A[k * n + p], akq = A[k * n + q];
+                    A[k * n + p] = c * akp - s * akq;
+                    A[k * n + q] = s * akp + c * akq;
+                }
+                for (int k = 0; k < n; k++) { /* rows p, q */
+                    const double apk = A[p * n + k], aqk = A[q * n + k];
+                    A[p * n + k] = c * apk - s * aqk;
+                    A[q * n + k] = s * apk + c * aqk;
+                }
+            }
+    }
+    double smallest = INFINITY, largest = 0.0;
+    for (int i = 0; i < n; i++) {
+        smallest = fmin(smallest, A[i * n + i]);
+        largest = fmax(largest, A[i * n + i]);
+    }
+    free(A);
+    return smallest > 0.0 && isfinite(largest) ? largest / smallest : INFINITY;
 }

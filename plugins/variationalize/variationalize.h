@@ -106,7 +106,22 @@ int vz_layer_step(vz_layer *ly, double t, const double *q, const double *v, doub
 
 /* ---- the projection onto Q ------------------------------------------------------- */
 
-typedef enum vz_weight { VZ_ORTHOGONAL = 0, VZ_MASS = 1 } vz_weight;
+/* VZ_AUTO (vi's default) is resolved at creation (vz_del_create) to one of
+ * the other two by the model's mass ratio, never reaches the projection. */
+typedef enum vz_weight { VZ_ORTHOGONAL = 0, VZ_MASS = 1, VZ_AUTO = 2 } vz_weight;
+
+/* The mass ratio of a constant mass matrix M (n x n, symmetric positive
+ * definite, row-major): its largest eigenvalue over its smallest (for a
+ * diagonal M of point masses, the heaviest over the lightest); 1 for n = 0,
+ * INFINITY when M is singular or not positive definite. */
+double vz_mass_ratio(int n, const double *M);
+/* Above this mass ratio vi's W = I (the paper's (3.2)) holds a light
+ * point's velocity only to ~tol x the ratio (the pull-back carries the
+ * heavy momentum into its rows): 1e-10 at 1e3, 2e-9 at 1e4, 0.1 .. 0.3 at
+ * 1e12 (double_spherical_pendulum, four_particles, against RATTLE at h/10).
+ * projection = "auto" takes W = M^-1 above it; "orthogonal" is refused
+ * there on a constrained model. */
+#define VZ_MASS_RATIO_LIMIT 1e3
 
 typedef struct vz_projection {
     vz_field *field;          /* shared: model, M^-1                           */
@@ -164,8 +179,9 @@ typedef struct vz_del vz_del;
 struct vz_del {
     const wb_host *host;
     const wb_model *model;
-    vz_options opt;
+    vz_options opt;           /* opt.weight resolved: never VZ_AUTO            */
     int n, m, dim;            /* N, d, 2N                                      */
+    double mass_ratio;        /* vz_mass_ratio of the model's M                */
     vz_field field;
     vz_layer plus, minus;     /* minus shares nothing but the field           */
     vz_projection proj;
@@ -196,6 +212,7 @@ struct vz_del {
     double *residual_scale;   /* nx: the size of each row's terms (the step's) */
     double *mass_weight;      /* n: its momentum rows' weight in Newton's test  */
     double *mass_scale;       /* n: with W = M^-1 its mass / the largest, else 1 */
+    double *mass_row;         /* n: with W = M^-1 row sums of |M|, else 0      */
     int evaluation_failed;    /* a layer or the projection failed in a residual */
     double fd_size[2];        /* the differences' unit: q columns [0], v [1]   */
     double *v1buf, *vtmp;     /* n each                                          */

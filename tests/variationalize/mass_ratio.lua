@@ -1,31 +1,37 @@
--- variationalize.vi with masses 1e12 apart (issue 13: double_spherical_pendulum
--- at m1, m2 = 1e-12 .. 1e12).  Its Newton matrix is then ill-conditioned:
--- the light point's tangential velocity enters the momentum rows (whose
--- terms are the heavy point's) through terms ~m_light / h^2, so |J^-1|
--- reaches 1e7 .. 1e12 there; the chord iteration on forward differences
--- (errors ~sqrt(eps) of the rows' terms) stalls at 1e-12 .. 1e-9 of the
--- terms or diverges.  vi retries such a step by full Newton with
--- Richardson-extrapolated central differences.  Checked here: the steps
--- go through; (m1, m2) = (1, 1e-12) and (1e12, 1) are one Lagrangian up to
--- a factor 1e12 and give the same motion; the heavy point follows RATTLE
--- (at h/10) to round-off.
+-- variationalize.vi with masses far apart (issue 13: double_spherical_pendulum
+-- at m1, m2 = 1e-12 .. 1e12, four_particles at m4 = 1e12).
 --
--- The light point.  With projection = "mass" (W = M^-1) the momenta's
--- gauge is G W lambda = 0, the light point's momentum rows are tested in
--- its own units and the start-up solve for mu runs in velocity units: the
--- light point's velocity then follows RATTLE to 2.1e-13 .. 9.8e-13 (m1 light) and
--- 1.4e-5 .. 1.5e-4 (m2 light, unscaled .. scaled by 1e12; 7.7e-11 at m2 = 1e-6,
--- 4.2e-6 at 1e-10, against 1.1e-7, 9.7e-4 and 0.14 with W = I: still ~eps x
--- the ratio, a round-off source not yet found, issue 13 open there).
--- With the default W = I the pull-back carries the heavy momentum into
--- the light point's rows, which are held to tol of the heavy momentum:
--- its velocity is off by 0.14 .. 0.33 = tol x 1e12, bounded loosely below
--- so that it cannot grow unnoticed (use projection = "mass" at such ratios).
+-- The projection.  With W = I (projection = "orthogonal", the paper's
+-- (3.2)) the momenta's gauge G lambda = 0 and the pull-back carry the heavy
+-- point's momentum into the light point's rows, which Newton then holds
+-- to tol of the heavy momentum: the light point's velocity is off by
+-- ~tol x the mass ratio (against RATTLE at h/10, h = 3.5e-5, 20 steps;
+-- m2 light / m1 light): 1.4e-11 / 3.6e-12 at 1e2, 8.5e-11 / 9.6e-11 at 1e3,
+-- 2.1e-9 / 5.6e-10 at 1e4, 1.1e-7 / 3.4e-7 at 1e6, 9.7e-4 / 4.2e-3 at 1e10,
+-- 0.14 / 0.33 at 1e12, with no message.  So the default projection =
+-- "auto" takes W = I up to a mass ratio of 1e3 (bit for bit the paper's)
+-- and W = M^-1 above it, and an explicit "orthogonal" above 1e3 on a
+-- constrained model is refused when the method is set up.
+--
+-- The mass projection (W = M^-1: gauge G W lambda = 0, each point's
+-- momentum rows tested in its own units) holds the light point's velocity
+-- to 1e-13 .. 1e-11 for m1 light and on four_particles, but with m2 light
+-- it still grows from a ratio of 1e5 (1e-11 there, 7.7e-11 at 1e6, 1e-9 at
+-- 1e7, 1.8e-8 at 1e8, 5.9e-7 at 1e9, 4.2e-6 at 1e10, 1.4e-5 at 1e12): a
+-- round-off source not yet found,
+-- open under issue 13; bounded below at 10x the measured values so that it
+-- cannot grow unnoticed.
+--
+-- Also checked: the steps go through (vi retries a step its solver fails by
+-- full Newton with extrapolated central differences: its matrix is
+-- ill-conditioned there); (m1, m2) = (1, 1e-12) and (1e12, 1) are one
+-- Lagrangian up to a factor 1e12 and give one motion; the heavy point
+-- follows RATTLE to round-off.
 local format = string.format
 local h, steps = 3.5e-5, 20
 
-local function final(params, method, options)
-  local model = wb.model("double_spherical_pendulum", params)
+local function final(name, params, method, options)
+  local model = wb.model(name, params)
   local sol = wb.integrate{model = model, method = wb.method(method, options),
                            h = method == "vi" and h or h / 10,
                            steps = method == "vi" and steps or 10 * steps, every = steps}
@@ -33,70 +39,111 @@ local function final(params, method, options)
   return q, p, sol
 end
 
-local function gap(a, b, first, last)
-  local g = 0
-  for i = first, last do g = math.max(g, math.abs(a[i] - b[i])) end
-  return g
+-- the largest position and velocity (momentum over mass) differences of
+-- the points in `points` (1-based point numbers, three coordinates each)
+local function point_gaps(qa, pa, qb, pb, masses, points)
+  local dq, dv = 0, 0
+  for _, k in ipairs(points) do
+    for i = 3 * k - 2, 3 * k do
+      dq = math.max(dq, math.abs(qa[i] - qb[i]))
+      dv = math.max(dv, math.abs(pa[i] - pb[i]) / masses[k])
+    end
+  end
+  return dq, dv
 end
 
--- the largest velocity difference of a point: momenta over its mass
-local function velocity_gap(pa, pb, first, last, mass)
-  return gap(pa, pb, first, last) / mass
+-- the light point's velocity bound at a mass ratio: W = I up to 1e3
+-- (~tol x the ratio), W = M^-1 above; m2 light, W = M^-1: the open growth,
+-- 10x the values measured
+local open_m2 = {[1e5] = 1e-10, [1e6] = 8e-10, [1e7] = 1e-8, [1e8] = 2e-7, [1e9] = 6e-6, [1e10] = 5e-5, [1e11] = 1e-4,
+                 [1e12] = 2e-4}
+local function velocity_bound(case, ratio)
+  if ratio <= 1e3 then return 1e-11 + 2e-13 * ratio end
+  if case == "m2" and open_m2[ratio] then return open_m2[ratio] end
+  return 3e-11
 end
 
-local pairs_of_masses = {
-  {light = {m1 = 1, m2 = 1e-12}, heavy = {m1 = 1e12, m2 = 1}, heavy_point = {1, 3}, light_point = {4, 6},
-   name = "m2 = 1e-12 ~ m1 = 1e12", light_mass = "m2", velocity_bound = 1e-3, position_bound = 1e-6},
-  {light = {m1 = 1e-12, m2 = 1}, heavy = {m1 = 1, m2 = 1e12}, heavy_point = {4, 6}, light_point = {1, 3},
-   name = "m1 = 1e-12 ~ m2 = 1e12", light_mass = "m1", velocity_bound = 1e-11, position_bound = 1e-13},
+local configurations = {
+  {key = "m2", name = "double_spherical_pendulum m2 light", model = "double_spherical_pendulum",
+   params = function(r) return {m1 = 1, m2 = 1 / r} end,
+   masses = function(r) return {1, 1 / r} end, light = {2}, heavy = {1}},
+  {key = "m1", name = "double_spherical_pendulum m1 light", model = "double_spherical_pendulum",
+   params = function(r) return {m1 = 1 / r, m2 = 1} end,
+   masses = function(r) return {1 / r, 1} end, light = {1}, heavy = {2}},
+  {key = "four", name = "four_particles m4 heavy", model = "four_particles",
+   params = function(r) return {m4 = r} end,
+   masses = function(r) return {1, 3, 2.3, r} end, light = {1, 2, 3}, heavy = {4}},
 }
-for _, case in ipairs(pairs_of_masses) do
-  local ok_a, qa, _, sa = pcall(final, case.light, "vi")
-  local ok_b, qb, _, sb = pcall(final, case.heavy, "vi")
-  wb.check(ok_a, format("%s: vi steps at (m1, m2) = (%g, %g), h = %g", case.name, case.light.m1,
-                        case.light.m2, h), not ok_a and tostring(qa) or nil)
-  wb.check(ok_b, format("%s: vi steps at (m1, m2) = (%g, %g), h = %g", case.name, case.heavy.m1,
-                        case.heavy.m2, h), not ok_b and tostring(qb) or nil)
+for _, c in ipairs(configurations) do
+  local line = {}
+  for e = 2, 12 do
+    local ratio = 10.0 ^ e
+    local ok, q, p = pcall(final, c.model, c.params(ratio), "vi")
+    wb.check(ok, format("%s, ratio %g: vi steps (default projection)", c.name, ratio),
+             not ok and tostring(q) or nil)
+    if ok then
+      local qr, pr = final(c.model, c.params(ratio), "classic.rattle")
+      local masses = c.masses(ratio)
+      local dq_heavy = point_gaps(q, p, qr, pr, masses, c.heavy)
+      local _, dv = point_gaps(q, p, qr, pr, masses, c.light)
+      wb.expect_below(dq_heavy, 1e-12,
+                      format("%s, ratio %g: the heavy point follows RATTLE at h/10", c.name, ratio))
+      wb.expect_below(dv, velocity_bound(c.key, ratio),
+                      format("%s, ratio %g: the light point's velocity follows RATTLE at h/10",
+                             c.name, ratio))
+      line[#line + 1] = format("%g: %.1e", ratio, dv)
+    end
+  end
+  wb.printf("%s, light velocity vs RATTLE: %s\n", c.name, table.concat(line, ", "))
+end
+
+-- one Lagrangian up to a factor, one motion (the default projection)
+for _, pair in ipairs{{{m1 = 1, m2 = 1e-12}, {m1 = 1e12, m2 = 1}, {1, 3}},
+                      {{m1 = 1e-12, m2 = 1}, {m1 = 1, m2 = 1e12}, {4, 6}}} do
+  local ok_a, qa = pcall(final, "double_spherical_pendulum", pair[1], "vi")
+  local ok_b, qb = pcall(final, "double_spherical_pendulum", pair[2], "vi")
+  local name = format("(m1, m2) = (%g, %g) ~ (%g, %g)", pair[1].m1, pair[1].m2, pair[2].m1, pair[2].m2)
+  wb.check(ok_a and ok_b, name .. ": vi steps at both scalings",
+           not (ok_a and ok_b) and tostring(ok_a and qb or qa) or nil)
   if ok_a and ok_b then
-    local qr = final(case.light, "classic.rattle")
-    local hp, lp = case.heavy_point, case.light_point
-    wb.expect_below(gap(qa, qr, hp[1], hp[2]), 1e-12,
-                    case.name .. ": the heavy point follows RATTLE at h/10")
-    wb.expect_below(gap(qb, qr, hp[1], hp[2]), 1e-12,
-                    case.name .. ": the heavy point follows RATTLE, masses scaled by 1e12")
-    wb.expect_below(gap(qa, qb, hp[1], hp[2]), 1e-12,
-                    case.name .. ": one Lagrangian up to a factor, one motion of the heavy point")
-    -- the light point moves by ~|v| t = 7e-4 (|v| ~ 1); its velocity is off by
-    -- 0.13 (m2 light) and 0.32 (m1 light) from the first step on: measured,
-    -- and bounded here so that it cannot grow unnoticed
-    local light_a, light_b = gap(qa, qr, lp[1], lp[2]), gap(qb, qr, lp[1], lp[2])
-    wb.expect_below(math.max(light_a, light_b), 0.5 * h * steps,
-                    case.name .. ": the light point, off by at most half its displacement (the limit)")
-    wb.printf("%s: light point off by %.2e and %.2e after t = %g (its displacement ~%.0e); "
-              .. "%.1f and %.1f Newton iterations a step\n", case.name, light_a, light_b, h * steps,
-              h * steps, sa.stats.newton_iterations / steps, sb.stats.newton_iterations / steps)
+    local gap = 0
+    for i = pair[3][1], pair[3][2] do gap = math.max(gap, math.abs(qa[i] - qb[i])) end
+    wb.expect_below(gap, 1e-12, name .. ": one motion of the heavy point")
   end
-  -- W = M^-1: the light point to round-off of its own size (see the top)
-  local mass = {projection = "mass"}
-  local ok_m, qm, pm = pcall(final, case.light, "vi", mass)
-  local ok_s, qs, ps = pcall(final, case.heavy, "vi", mass)
-  wb.check(ok_m and ok_s, case.name .. ": vi steps with projection = mass at both scalings",
-           not (ok_m and ok_s) and tostring(ok_m and qs or qm) or nil)
-  if ok_m and ok_s then
-    local qr, pr = final(case.light, "classic.rattle")
-    local _, pr_scaled = final(case.heavy, "classic.rattle")
-    local hp, lp = case.heavy_point, case.light_point
-    local m_light = case.light[case.light_mass]
-    wb.expect_below(gap(qm, qr, hp[1], hp[2]), 1e-12,
-                    case.name .. ", projection = mass: the heavy point follows RATTLE at h/10")
-    local dq = math.max(gap(qm, qr, lp[1], lp[2]), gap(qs, qr, lp[1], lp[2]))
-    local dv = math.max(velocity_gap(pm, pr, lp[1], lp[2], m_light),
-                        velocity_gap(ps, pr_scaled, lp[1], lp[2], case.heavy[case.light_mass]))
-    wb.expect_below(dq, case.position_bound,
-                    case.name .. ", projection = mass: the light point's position follows RATTLE at h/10")
-    wb.expect_below(dv, case.velocity_bound,
-                    case.name .. ", projection = mass: the light point's velocity follows RATTLE at h/10")
-    wb.printf("%s, projection = mass: light point off by %.2e in position, %.2e in velocity\n",
-              case.name, dq, dv)
-  end
+end
+
+-- the choice and the refusal
+local function vi_run(name, params, options)
+  return pcall(final, name, params, "vi", options)
+end
+do -- at and below 1e3 "auto" is W = I bit for bit
+  local _, qa, pa = vi_run("double_spherical_pendulum", {m2 = 1e-3})
+  local ok, qo, po = vi_run("double_spherical_pendulum", {m2 = 1e-3}, {projection = "orthogonal"})
+  wb.check(ok, "ratio 1e3: projection = orthogonal is accepted", not ok and tostring(qo) or nil)
+  local same = ok
+  for i = 1, ok and #qa or 0 do same = same and qa[i] == qo[i] and pa[i] == po[i] end
+  wb.check(same, "ratio 1e3: projection = auto is W = I bit for bit")
+end
+do -- above 1e3 "auto" is W = M^-1 bit for bit
+  local _, qa, pa = vi_run("double_spherical_pendulum", {m1 = 1e-4})
+  local _, qm, pm = vi_run("double_spherical_pendulum", {m1 = 1e-4}, {projection = "mass"})
+  local same = true
+  for i = 1, #qa do same = same and qa[i] == qm[i] and pa[i] == pm[i] end
+  wb.check(same, "ratio 1e4: projection = auto is W = M^-1 bit for bit")
+end
+for _, c in ipairs{{"double_spherical_pendulum", {m1 = 1e-4}, "1e+04"},
+                   {"double_spherical_pendulum", {m2 = 1e12}, "1e+12"},
+                   {"four_particles", {m4 = 1e12}, "1e+12"}} do
+  local ok, message = vi_run(c[1], c[2], {projection = "orthogonal"})
+  message = tostring(message)
+  wb.check(not ok and message:find("mass ratio " .. c[3], 1, true) and message:find("above 1000", 1, true)
+           and message:find("projection = 'mass'", 1, true) and message:find(c[1], 1, true),
+           format("%s, mass ratio %s: projection = orthogonal refused, naming the ratio, the "
+                  .. "limit and projection = 'mass'", c[1], c[3]), message)
+end
+do -- without constraints W plays no part: no refusal
+  local ok, message = pcall(wb.integrate, {model = wb.model("outer_solar_system"),
+    method = wb.method("vi", {projection = "orthogonal"}), h = 10, steps = 2})
+  wb.check(ok and message.ok, "outer_solar_system (unconstrained, masses 1e-8 .. 1 apart): "
+           .. "projection = orthogonal accepted", not ok and tostring(message) or nil)
 end
