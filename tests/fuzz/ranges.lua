@@ -18,124 +18,74 @@
 --   workbench tests/fuzz/ranges.lua MODEL      one model
 local suite = arg[1] == "suite"
 local only_model = not suite and arg[1] or nil
--- pendulum_chain at N = 10000: the dense methods allocate and clear
--- gigabytes (SHAKE's m x n matrices: 4.8 GB) and take 265 of the survey's
--- 270 CPU seconds; the suite leaves it to the full survey.
-local heavy = {["pendulum_chain N max"] = true}
--- The interior values (below) of these models cost 0.2 .. 0.5 s each (1.9
--- of the interior values' 3.5 CPU seconds); the suite leaves them to the
--- full survey to stay under ~10 s.
-local heavy_interior = {four_particles = true, outer_solar_system = true}
 local here = arg[0]:match("^(.*)/[^/]*$") or "."
+local points = dofile(here .. "/range_points.lua")
 local open_cases = {}
 for line in io.lines(here .. "/ranges_open.txt") do
   local case = line:match("^([^#]-)%s*#") or line:match("^(.-)%s*$")
   if case ~= "" then open_cases[case] = false end
 end
-local function max_abs(v) local m = 0 for _, x in ipairs(v) do m = math.max(m, math.abs(x)) end return m end
-local function time_scale(m)
-  local q, p = m:initial()
-  local qs = math.max(max_abs(q), 1e-300)
-  local tau = math.huge
-  local okv, v = pcall(m.velocity, m, q, p)
-  if okv and max_abs(v) > 0 then tau = math.min(tau, qs / max_abs(v)) end
-  local okg, g = pcall(m.gradient, m, q)
-  if okg then
-    local okm, M = pcall(m.mass, m, q)
-    local a = max_abs(g) / (okm and M[1][1] or 1)
-    if a > 0 then tau = math.min(tau, math.sqrt(qs / a)) end
-  end
-  return tau < math.huge and tau or 1
-end
 local methods = wb.list_methods()
 local counts = {interior = 0, runs = 0, ok = 0, ok_smaller = 0, ok_tiny = 0, refused = 0, failed = 0,
                 model_refused = 0}
 local failures = {}
-local timings = {}
+local bound_time, bound_order = {}, {}
 local interior_time = {}
-for _, name in ipairs(wb.list_models()) do
- if not only_model or name == only_model then
-  local info = wb.model(name)
-  local specs = {}
-  -- parameter names from m.params
-  for pname in pairs(info.params) do specs[#specs + 1] = pname end
-  table.sort(specs)
-  for _, pname in ipairs(specs) do
-    for _, which in ipairs{"min", "max"} do
-     if not (suite and heavy[name .. " " .. pname .. " " .. which]) then
-      local clock = os.clock()
-      -- find range: try via error message of an out-of-range value
-      local ok, err = pcall(wb.model, name, {[pname] = which == "min" and -1e308 or 1e308})
-      local lo, hi = tostring(err):match("outside %[([^,]+), ([^%]]+)%]")
-      local bound = tonumber(which == "min" and lo or hi)
-      -- and one interior value: the decade halfway (in log) between the
-      -- default and the bound, when two or more decades lie between them
-      -- (a defect at l1 = 1e-6 that neither bound nor the default showed)
-      local values = {bound}
-      local default = info.params[pname]
-      if bound and type(default) == "number" and default > 0 and bound > 0
-         and not (suite and heavy_interior[name]) then
-        local decades = math.log(bound / default, 10)
-        if math.abs(decades) >= 2 then
-          values[2] = default * 10.0^math.floor(decades / 2 + 0.5)
-        end
-      end
-      for _, value in ipairs(values) do
-        local vclock = os.clock()
-        local okm, m = pcall(wb.model, name, {[pname] = value})
-        if not okm then
-          counts.model_refused = counts.model_refused + 1
-          failures[#failures + 1] = string.format("%s %s=%s: model refused: %s", name, pname, tostring(value), tostring(m):sub(1, 160))
-        else
-          local h = time_scale(m) / 100
-          for _, mname in ipairs(methods) do
-            local meth = wb.method(mname)
-            if meth:applies_to(m) then
-              counts.runs = counts.runs + 1
-              local okr, sol = pcall(wb.integrate, {model = m, method = meth, h = h, steps = 20, every = 20})
-              local case = string.format("%s %s=%s %s", name, pname, tostring(value), mname)
-              if okr then
-                counts.ok = counts.ok + 1
-                if open_cases[case] ~= nil then open_cases[case] = true end
-              elseif tostring(sol):find("failed:") then
-                -- a step too large for a multi-scale extreme, or a method
-                -- that fails at any step: smaller steps tell them apart
-                local smaller
-                for k = 1, 8 do
-                  if pcall(wb.integrate, {model = m, method = meth, h = h / 10^k, steps = 20, every = 20}) then
-                    smaller = k
-                    break
-                  end
-                end
-                if smaller then
-                  if smaller <= 4 then counts.ok_smaller = counts.ok_smaller + 1
-                  else counts.ok_tiny = counts.ok_tiny + 1 end
-                  if open_cases[case] ~= nil then open_cases[case] = true end
-                else
-                  counts.failed = counts.failed + 1
-                  wb.check(open_cases[case] ~= nil, case .. ": steps at some step down to h/1e8",
-                           tostring(sol):sub(1, 300))
-                end
-                failures[#failures + 1] = string.format("%s %s=%s h=%.3g %s: %s%s", name, pname, tostring(value), h, mname,
-                  smaller and string.format("[steps at h/1e%d] ", smaller) or "[fails down to h/1e8] ", tostring(sol):sub(1, 200))
-              else
-                counts.refused = counts.refused + 1
-                failures[#failures + 1] = string.format("REFUSED %s %s=%s %s: %s", name, pname, tostring(value), mname, tostring(sol):sub(1, 160))
-              end
+points.each{suite = suite, model = only_model}(function(pt)
+  local vclock = os.clock()
+  local name, pname, value, m, h = pt.model, pt.param, pt.value, pt.m, pt.h
+  if not m then
+    counts.model_refused = counts.model_refused + 1
+    failures[#failures + 1] = string.format("%s %s=%s: model refused: %s", name, pname, tostring(value), tostring(pt.err):sub(1, 160))
+  else
+    for _, mname in ipairs(methods) do
+      local meth = wb.method(mname)
+      if meth:applies_to(m) then
+        counts.runs = counts.runs + 1
+        local okr, sol = pcall(wb.integrate, {model = m, method = meth, h = h, steps = 20, every = 20})
+        local case = string.format("%s %s=%s %s", name, pname, tostring(value), mname)
+        if okr then
+          counts.ok = counts.ok + 1
+          if open_cases[case] ~= nil then open_cases[case] = true end
+        elseif tostring(sol):find("failed:") then
+          -- a step too large for a multi-scale extreme, or a method
+          -- that fails at any step: smaller steps tell them apart
+          local smaller
+          for k = 1, 8 do
+            if pcall(wb.integrate, {model = m, method = meth, h = h / 10^k, steps = 20, every = 20}) then
+              smaller = k
+              break
             end
           end
-        end
-        if value ~= bound then
-          counts.interior = counts.interior + 1
-          interior_time[#interior_time + 1] = {os.clock() - vclock, name .. " " .. pname .. "=" .. tostring(value)}
+          if smaller then
+            if smaller <= 4 then counts.ok_smaller = counts.ok_smaller + 1
+            else counts.ok_tiny = counts.ok_tiny + 1 end
+            if open_cases[case] ~= nil then open_cases[case] = true end
+          else
+            counts.failed = counts.failed + 1
+            wb.check(open_cases[case] ~= nil, case .. ": steps at some step down to h/1e8",
+                     tostring(sol):sub(1, 300))
+          end
+          failures[#failures + 1] = string.format("%s %s=%s h=%.3g %s: %s%s", name, pname, tostring(value), h, mname,
+            smaller and string.format("[steps at h/1e%d] ", smaller) or "[fails down to h/1e8] ", tostring(sol):sub(1, 200))
+        else
+          counts.refused = counts.refused + 1
+          failures[#failures + 1] = string.format("REFUSED %s %s=%s %s: %s", name, pname, tostring(value), mname, tostring(sol):sub(1, 160))
         end
       end
-      timings[#timings + 1] = {os.clock() - clock, name .. " " .. pname .. " " .. which}
-     end
     end
   end
- end
-end
+  local seconds = os.clock() - vclock
+  if pt.interior then
+    counts.interior = counts.interior + 1
+    interior_time[#interior_time + 1] = {seconds, name .. " " .. pname .. "=" .. tostring(value)}
+  end
+  local key = name .. " " .. pname .. " " .. pt.which
+  if not bound_time[key] then bound_time[key] = 0; bound_order[#bound_order + 1] = key end
+  bound_time[key] = bound_time[key] + seconds
+end)
+local timings = {}
+for _, key in ipairs(bound_order) do timings[#timings + 1] = {bound_time[key], key} end
 wb.check(counts.runs >= (only_model and 1 or 1000),
          string.format("the survey ran %d (model, bound, method) runs", counts.runs))
 for case, stepped in pairs(open_cases) do
