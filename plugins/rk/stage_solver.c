@@ -136,8 +136,13 @@ stage_solver *stage_solver_create(const wb_host *host, const wb_model *model,
         /* gni_irk2's points beyond the step for Gauss 2, 4, 6, between and
          * past them for other stage counts (a choice, not a condition) */
         static const double sigma[] = {1.6, 1.6, 1.6, 1.625, 1.65, 1.7, 1.75};
-        if (s->extrapolate && config->corrected)
-            corrected_start_setup(s, sigma[t->s < 6 ? t->s : 6]);
+        const double point_beyond = sigma[t->s < 6 ? t->s : 6];
+        if (s->extrapolate && config->corrected &&
+            corrected_start_coefficients(host, t->s, s->rows, s->aq, s->bq, s->AA, s->wq, s->bp,
+                                         point_beyond, s->CE, s->CW)) {
+            s->corrected = 1;
+            s->sigma = point_beyond;
+        }
     } else if (!s->explicit_tableau) {
         s->extrapolate = config->extrapolate &&
                          extrapolation_matrix(t->s, s->cq, s->extrapolation);

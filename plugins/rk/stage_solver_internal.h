@@ -13,6 +13,7 @@
 #ifndef STAGE_SOLVER_INTERNAL_H
 #define STAGE_SOLVER_INTERNAL_H
 
+#include "corrected_start.h"
 #include "stage_solver.h"
 #include "wb_compensated.h"
 
@@ -71,13 +72,12 @@ struct stage_solver {
     double *h2AA, *hr;  /* h^2 a a2 and h r for the step size of the last guess */
     double coefficients_h;
     /* the corrected start (separable, collocation tableaux; see
-     * corrected_start_setup): the stages from the last step's forces at its
+     * corrected_start.h): the stages from the last step's forces at its
      * nodes and at CORRECTED_POINTS more points (its two step points and one
      * beyond), and where that last point lies */
     int corrected;      /* the corrected start is in use                 */
     double sigma;       /* the point beyond: t_last + sigma h             */
-    double *CE;         /* s x (s + CORRECTED_POINTS): AA times the Lagrange basis of
-                           all the points, evaluated at the new nodes    */
+    double *CE;         /* s x (s + CORRECTED_POINTS): the start's weights */
     double *CW;         /* s: u(t_last + sigma h) - q0 - (sigma - 1) h v0 in units of
                            h^2 M^-1 G_j (the collocation polynomial)      */
     double *point_force;/* n: M^-1 grad V(q0) of this step               */
@@ -107,14 +107,6 @@ extern const stage_path separable_path;
 /* The explicit tableaux' step: increment into R[0 .. dim). */
 void general_explicit_increment(stage_solver *s, double h, const double *y0,
                                 wb_step_stats *stats);
-/* The points the corrected start adds to the nodes: the last step's start,
- * its end, one point beyond. */
-enum { CORRECTED_POINTS = 3 };
-/* The corrected start's coefficients for the nodes c (the row sums); 0 and
- * s->corrected = 1 when the tableau is collocation in the separable form
- * (AA, b^T a2 and b2 the collocation integrals of the Lagrange basis of c,
- * to 1e-10), else 0 and nothing set. */
-int corrected_start_setup(stage_solver *s, double sigma);
 /* Allocate and precompute a path; 0, or -1 when out of memory. */
 int separable_setup(stage_solver *s);
 int general_setup(stage_solver *s);

@@ -13,7 +13,9 @@
  * an earlier step); full Newton uses the Hessian at every stage; fixed-point
  * iteration needs no linear algebra.  The extrapolated start interpolates
  * the last step's M^-1 G_k at the new nodes: Z_i = h r_i v0 -
- * h^2 sum_k (a a2 X)_ik M^-1 G_k(last step).
+ * h^2 sum_k (a a2 X)_ik M^-1 G_k(last step); the corrected start
+ * (corrected_start.h) adds the forces at the last step's start, at q0 and
+ * at a point beyond, for a start of higher order (after gni_irk2).
  * The update
  *   q1 - q0 = (sum_j b_j) h v0 - h^2 sum_k (b^T a2)_k M^-1 G_k,
  *   p1 - p0 = -h sum_k b2_k G_k
@@ -87,111 +89,6 @@ int separable_setup(stage_solver *s)
         s->wq[k] = sum;
     }
     return 0;
-}
-
-/* The Lagrange basis polynomial l_j of the nodes c (degree s - 1), its
- * monomial coefficients into l[0 .. s). */
-static void lagrange_coefficients(int st, const double *c, int j, double *l)
-{
-    double denominator = 1.0;
-    for (int k = 0; k < st; k++)
-        l[k] = k == 0;
-    for (int m = 0, degree = 0; m < st; m++) {
-        if (m == j)
-            continue;
-        for (int k = ++degree; k >= 0; k--) /* l <- l (t - c_m) */
-            l[k] = (k > 0 ? l[k - 1] : 0.0) - c[m] * l[k];
-        denominator *= c[j] - c[m];
-    }
-    for (int k = 0; k < st; k++)
-        l[k] /= denominator;
-}
-
-/* int_0^t l for l of degree st - 1 */
-static double integrated(int st, const double *l, double t)
-{
-    double sum = 0.0;
-    for (int k = st - 1; k >= 0; k--)
-        sum = sum * t + l[k] / (k + 1.0);
-    return sum * t;
-}
-
-/* The corrected start (after Hairer's gni_irk2, HLW VIII.6.1): for a
- * collocation tableau the last step's stages lie on its collocation
- * polynomial u (u'' interpolating the stage forces at the nodes c), which
- * also gives the point beyond the step, u(t_last + sigma h) =
- *   q0 + (sigma - 1) h v0 + h^2 sum_j (W_j(sigma) - W_j(1) - (sigma - 1) B_j) f_j,
- * W_j(t) = int_0^t (t - tau) l_j, B_j = int_0^1 l_j, (q0, v0) this step's
- * start.  The forces along u at the nodes, at t_last, at t_last + h (q0)
- * and at that point beyond (two evaluations a step) are interpolated, with
- * the polynomial through all of them (degree s + 2; a point that is a node,
- * as 0 and 1 for Lobatto, is taken once), at the new nodes 1 + c_k, and
- * the stages follow from the Nystrom stage equation:
- *   Z_i = h c_i v0 + h^2 sum_k AA_ik sum_m L_m(1 + c_k) F_m.
- * The forces along u differ from those at the new stages by f' (u_new -
- * u) = O(h^(s+2)) and the interpolation errs by O(h^(s+3)), so the start
- * misses the new stages by O(h^(s+4)) (h^(s+2) relative to Z ~ h v0), two
- * orders better than the extrapolation of the stage forces alone
- * (O(h^(s+2))).  gni_irk2's published coefficients for Gauss 2, 4, 6 use
- * the same point beyond (sigma = 1.6, 1.65, 1.75, taken here for every
- * tableau of 2, 4, 6 stages) and the same forces, with weights chosen by
- * other conditions; see tests/unit/test_corrected_start.c. */
-int corrected_start_setup(stage_solver *s, double sigma)
-{
-    enum { MAX_STAGES = 16 };
-    const int st = s->s, columns = st + CORRECTED_POINTS;
-    const double *c = s->rows;
-    if (st > MAX_STAGES)
-        return 0;
-    /* I_k(t) = int_0^t l_k: collocation asks a_ik = I_k(c_i), b_k = I_k(1) */
-    double l[MAX_STAGES], I1[MAX_STAGES], Is[MAX_STAGES];
-    for (int k = 0; k < st; k++) {
-        for (int m = 0; m < k; m++)
-            if (fabs(c[k] - c[m]) < 1e-10)
-                return 0;
-        lagrange_coefficients(st, c, k, l);
-        I1[k] = integrated(st, l, 1.0);
-        Is[k] = integrated(st, l, sigma);
-        if (fabs(I1[k] - s->bq[k]) > 1e-10)
-            return 0;
-        for (int i = 0; i < st; i++)
-            if (fabs(integrated(st, l, c[i]) - s->aq[i * st + k]) > 1e-10)
-                return 0;
-    }
-    /* the points of the interpolation: the nodes, then 0, 1, sigma unless
-     * one is a node already (its column then stays 0) */
-    double point[MAX_STAGES + CORRECTED_POINTS];
-    int used[MAX_STAGES + CORRECTED_POINTS];
-    const double extra[CORRECTED_POINTS] = {0.0, 1.0, sigma};
-    for (int m = 0; m < columns; m++) {
-        point[m] = m < st ? c[m] : extra[m - st];
-        used[m] = 1;
-        for (int k = 0; k < m && used[m]; k++)
-            used[m] = fabs(point[m] - point[k]) >= 1e-10;
-    }
-    for (int i = 0; i < st; i++)
-        for (int m = 0; m < columns; m++) {
-            double sum = 0.0;
-            for (int k = 0; used[m] && k < st; k++) {
-                double basis = 1.0;
-                for (int r = 0; r < columns; r++)
-                    if (r != m && used[r])
-                        basis *= (1.0 + c[k] - point[r]) / (point[m] - point[r]);
-                sum += s->AA[i * st + k] * basis;
-            }
-            s->CE[i * columns + m] = sum;
-        }
-    /* u(t) = q0 + t h v0 + h^2 sum_j W_j(t) f_j, W_j(t) = sum_k I_k(t) a2_kj
-     * (W(c_i) = AA_i, W(1) = b^T a2), and v0 = v1 - h sum_j b2_j f_j */
-    for (int j = 0; j < st; j++) {
-        double Ws = 0.0, W1 = 0.0;
-        for (int k = 0; k < st; k++)
-            Ws += Is[k] * s->ap[k * st + j], W1 += I1[k] * s->ap[k * st + j];
-        s->CW[j] = Ws - W1 - (sigma - 1.0) * s->bp[j];
-    }
-    s->sigma = sigma;
-    s->corrected = 1;
-    return 1;
 }
 
 #define SEPARABLE_INLINE static inline __attribute__((always_inline))
@@ -366,7 +263,7 @@ static void inverse_mass_gradient(stage_solver *s, const double *q, double *MG,
     stats->function_evals++;
 }
 
-/* The corrected start (corrected_start_setup): the point beyond the last
+/* The corrected start (corrected_start.h): the point beyond the last
  * step on its collocation polynomial, the force there, and the stages from
  * the forces at the last nodes (history), at the last step's start
  * (history's block s), at q0 (point_force) and beyond. */
