@@ -8,6 +8,7 @@
 #
 #   bench/gauss_vs_gni_callgrind.sh kepler|solar S N1 N2 [BUILD]
 # e.g. kepler 2 20000 60000 (h = 0.01), solar 4 2000 6000 (h = 10 days).
+# START=plain|extrapolate|corrected picks rk's start (default: rk's own).
 set -e
 problem=$1 s=$2 n1=$3 n2=$4 build=${5:-build}
 case $problem in
@@ -15,12 +16,13 @@ kepler) h=0.01 model='wb.model("kepler", {e = 0.5})' ;;
 solar) h=10 model='wb.model("outer_solar_system")' ;;
 *) echo "usage: $0 kepler|solar S N1 N2 [BUILD]" >&2; exit 2 ;;
 esac
+start_option=${START:+, start = \"$START\"}
 script=$(mktemp /tmp/gauss_vs_gni.XXXXXX.lua)
 trap 'rm -f "$script"' EXIT
 cat > "$script" <<LUA
 local steps = tonumber(arg[1])
 local sol = wb.integrate{model = $model, h = $h, steps = steps, every = steps,
-                         method = wb.method("rk", {tableau = wb.tableau.gauss($s)})}
+                         method = wb.method("rk", {tableau = wb.tableau.gauss($s)$start_option})}
 print(string.format("evals_per_step %.4f", sol.stats.mean_function_evals))
 LUA
 # the Ir of the command's own process (the host may start children)
