@@ -20,7 +20,9 @@
  * diverges (a stiff problem).  Each step starts from the previous step's
  * collocation polynomial extrapolated (its stage derivatives interpolated
  * at the new nodes), or with start = "plain" from the constant-velocity
- * guess.  The update uses compensated summation, as in Hairer's GNI codes,
+ * guess, or with start = "corrected" (constant mass, collocation tableaux;
+ * corrected_start.h) from gni_irk2's start of order s + 2 relative to the
+ * stages, two more force evaluations a step.  The update uses compensated summation, as in Hairer's GNI codes,
  * so that round-off grows like a random walk. */
 #ifndef STAGE_SOLVER_H
 #define STAGE_SOLVER_H
