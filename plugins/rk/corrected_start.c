@@ -60,7 +60,9 @@ static double integrated(int st, const double *l, double t)
  * the published one for 2, 4, 6 stages, 1.6 .. 1.75 between and beyond
  * (stage_solver.c).  A point that is a node (0 and 1 for Lobatto, 1 for
  * Radau IIA) is taken once, its column left 0, and one polynomial degree
- * fewer asked: the same construction with s + 2 (or s + 1) points. */
+ * fewer asked: the same construction with s + 2 points, order s + 3
+ * (Radau IIA); with 0 and 1 both nodes (Lobatto) it would gain nothing
+ * over the extrapolation and is refused. */
 int corrected_start_coefficients(const wb_host *host, int st, const double *c, const double *a,
                                  const double *b, const double *AA, const double *wq,
                                  const double *bp, double sigma, double *CE, double *CW)
@@ -149,7 +151,10 @@ int corrected_start_coefficients(const wb_host *host, int st, const double *c, c
             rhs[i * unknowns + r] = sum;
         }
     }
-    if (unknowns < 4 || host->dense_solve(host, unknowns, st, S, pivots, rhs) != WB_OK)
+    /* both step points nodes (Lobatto): the point beyond alone is new, and
+     * the start's order stays the extrapolation's (s + 2, measured) at two
+     * more evaluations a step: no corrected start */
+    if (unknowns < st + 2 || unknowns < 4 || host->dense_solve(host, unknowns, st, S, pivots, rhs) != WB_OK)
         return 0;
     for (int i = 0; i < st; i++)
         for (int m = 0, col = 0; m < columns; m++)

@@ -24,7 +24,8 @@ enum { CORRECTED_POINTS = 3 };
  * coefficients AA = a a2, wq = b^T a2 and bp = b2 of the tableau, and
  * sigma: CE (s x (s + CORRECTED_POINTS), row-major) and CW (s).  1 when
  * the tableau is collocation (a_ik = int_0^c_i l_k, b_k = int_0^1 l_k for
- * the Lagrange basis l of distinct nodes c, to 1e-10; at most 16 stages)
+ * the Lagrange basis l of distinct nodes c, to 1e-10; at most 16 stages),
+ * not both 0 and 1 are nodes (Lobatto: no gain over the extrapolation)
  * and the conditions are solvable; else 0 and nothing written. */
 int corrected_start_coefficients(const wb_host *host, int s, const double *c, const double *a,
                                  const double *b, const double *AA, const double *wq,
