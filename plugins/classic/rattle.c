@@ -77,7 +77,6 @@ enum {
     ONE_GRAD1,    /* grad V at the trial (combined)                             */
     ONE_HALF,     /* p_{1/2}                                                    */
     ONE_TMP,      /* M^-1 p_{1/2}                                               */
-    ONE_MINV,     /* M^-1's diagonal, when M is diagonal                        */
     ONE_ARRAYS    /* then one double: g at the trial                            */
 };
 
@@ -286,8 +285,6 @@ static int create_common(const wb_host *host, const wb_model *model,
     else if (n <= PROBED_MASS_MAX && wb_constant_inverse_mass_diagonal(model, r->half,
                                                                        minv_diagonal))
         r->minv_diagonal = minv_diagonal;
-    if (r->one_constraint && r->minv_diagonal)
-        vec_copy(n, r->minv_diagonal, r->one_block + (size_t)ONE_MINV * n);
     r->step = choose_step(r);
     *inst = r;
     return WB_OK;
@@ -480,13 +477,12 @@ static int velocity_multiplier(rattle *r, const double *q1, wb_step_stats *stats
  *
  * Its arrays are one block (one_block, ONE_ARRAYS n + 1 doubles) at offsets
  * that are constants for a constant n, read through one pointer that lives
- * in a callee-saved register: what the step needs after a model call it
- * reads from there, instead of the compiler saving a register copy of each
- * array's address and values around every call; M^-1's diagonal is in the
- * block too, and whether M is diagonal is a constant of the variant.  On
- * the pendulum (callgrind, bench_rattle_abi --only abi) the step function
- * went from 328 to 304 instructions a step, the whole ABI loop from 412 to
- * 380 (the pendulum's own point_values, two calls a step, 20 -> 16 each). */
+ * in a callee-saved register.  Every value the step needs after a model
+ * call is in that block (the call may write memory, so the compiler reads
+ * it again and keeps no copy of its own): at n = 2 this halves the stores
+ * and loads around the two calls a step, which were a third of the step's
+ * instructions when the arrays came in as separate restrict pointers and
+ * the compiler saved its registers across each call. */
 
 #define ONE_CONSTRAINT_INLINE static inline __attribute__((always_inline))
 
@@ -508,17 +504,17 @@ ONE_CONSTRAINT_INLINE int equal_n(int n, const double *a, const double *b)
     return 1;
 }
 
-/* out = M^-1 x, as inverse_mass_times; diagonal (a constant): M^-1's
- * diagonal is the block's ONE_MINV, else the model's solve */
-ONE_CONSTRAINT_INLINE void inverse_mass_n(const rattle *r, int n, int diagonal, const double *b,
-                                          const double *q, const double *x, double *out)
+/* out = M^-1 x, as inverse_mass_times */
+ONE_CONSTRAINT_INLINE void inverse_mass_n(const rattle *r, int n, const double *q,
+                                          const double *x, double *out)
 {
-    if (!diagonal) {
+    const double *minv = r->minv_diagonal;
+    if (!minv) {
         wb_mass_solve(r->model, q, x, out);
         return;
     }
     for (int i = 0; i < n; i++)
-        out[i] = b[ONE_MINV * n + i] * x[i];
+        out[i] = minv[i] * x[i];
 }
 
 /* grad V, g and G at q in one call (combined), else g alone (grad and G
@@ -621,8 +617,7 @@ ONE_CONSTRAINT_INLINE int solve_one(const rattle *r, double S, double *mu)
     return WB_OK;
 }
 
-ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, int diagonal,
-                                              double h,
+ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, double h,
                                               const double *q0, const double *p0, double *q1,
                                               double *p1, wb_step_stats *stats)
 {
@@ -637,7 +632,7 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, in
             wb_potential_gradient(r->model, q0, grad0);
             wb_constraint_jacobian(r->model, q0, G0);
         }
-        inverse_mass_n(r, n, diagonal, b, q0, G0, W);
+        inverse_mass_n(r, n, q0, G0, W);
         stats->function_evals++;
     }
     /* wb_constraint_row_scales with y_size = wb_scale_max_abs(q0); a
@@ -650,9 +645,12 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, in
     const double scale = wb_scale_or_one(row * size / 1.0);
     for (int i = 0; i < n; i++)
         kicked[i] = p0[i] - 0.5 * h * grad0[i];
-    inverse_mass_n(r, n, diagonal, b, q0, kicked, drift);
+    inverse_mass_n(r, n, q0, kicked, drift);
     for (int i = 0; i < n; i++)
         drift[i] = q0[i] + h * drift[i];
+    /* Newton writes its trial positions where cached_q was (the cache is
+     * valid again, for the trial, only at the step's end) */
+    r->cache_valid = 0;
     double lambda = r->lambda[0];
     int status = newton_one(r, n, combined, b, -0.5 * h * h, scale, &lambda, stats);
     if (status != WB_OK)
@@ -669,7 +667,7 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, in
         wb_potential_gradient(r->model, trial, grad0);
         wb_constraint_jacobian(r->model, trial, G0);
     }
-    inverse_mass_n(r, n, diagonal, b, trial, G0, W);
+    inverse_mass_n(r, n, trial, G0, W);
     for (int i = 0; i < n; i++)
         cached_q[i] = trial[i];
     r->cache_valid = 1;
@@ -679,7 +677,7 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, in
     double mu = lambda;
     if (r->project_velocity) {
         stats->linear_solves++;
-        inverse_mass_n(r, n, diagonal, b, trial, half, tmp);
+        inverse_mass_n(r, n, trial, half, tmp);
         mu = (2.0 / h) * dot_n(n, G0, tmp);
         if ((status = solve_one(r, 1.0 * dot_n(n, G0, W), &mu)) != WB_OK)
             return status;
@@ -694,33 +692,22 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, in
 }
 
 /* step_one_constraint for n = 2, 3 and any n, with and without the
- * combined evaluation and a diagonal mass, each its own function (its own
- * registers and stack frame, not the general step's). */
-#define STEP_ONE_VARIANT(name, n_value, combined, diagonal)                                    \
-    static __attribute__((noinline)) int name(rattle *r, double h, const double *q0,         \
-                                              const double *p0, double *q1, double *p1,     \
-                                              wb_step_stats *stats)                          \
-    {                                                                                        \
-        return step_one_constraint(r, n_value, combined, diagonal, h, q0, p0, q1, p1, stats); \
+ * combined evaluation, each its own function (its own registers and stack
+ * frame, not the general step's). */
+#define STEP_ONE_VARIANT(name, n_value, combined)                                             \
+    static __attribute__((noinline)) int name(rattle *r, double h, const double *q0,        \
+                                              const double *p0, double *q1, double *p1,    \
+                                              wb_step_stats *stats)                         \
+    {                                                                                       \
+        return step_one_constraint(r, n_value, combined, h, q0, p0, q1, p1, stats);         \
     }
-#define STEP_ONE_VARIANTS(suffix, combined, diagonal)                                          \
-    STEP_ONE_VARIANT(step_one_2##suffix, 2, combined, diagonal)                              \
-    STEP_ONE_VARIANT(step_one_3##suffix, 3, combined, diagonal)                              \
-    STEP_ONE_VARIANT(step_one_n##suffix, r->n, combined, diagonal)
-STEP_ONE_VARIANTS(_separate_full, 0, 0)
-STEP_ONE_VARIANTS(_separate_diagonal, 0, 1)
-STEP_ONE_VARIANTS(_combined_full, 1, 0)
-STEP_ONE_VARIANTS(_combined_diagonal, 1, 1)
-#undef STEP_ONE_VARIANTS
+STEP_ONE_VARIANT(step_one_2, 2, 0)
+STEP_ONE_VARIANT(step_one_3, 3, 0)
+STEP_ONE_VARIANT(step_one_n, r->n, 0)
+STEP_ONE_VARIANT(step_one_2_combined, 2, 1)
+STEP_ONE_VARIANT(step_one_3_combined, 3, 1)
+STEP_ONE_VARIANT(step_one_n_combined, r->n, 1)
 #undef STEP_ONE_VARIANT
-
-/* [combined][diagonal][n = 2, 3, other] */
-static const rattle_step_fn one_constraint_steps[2][2][3] = {
-    {{step_one_2_separate_full, step_one_3_separate_full, step_one_n_separate_full},
-     {step_one_2_separate_diagonal, step_one_3_separate_diagonal, step_one_n_separate_diagonal}},
-    {{step_one_2_combined_full, step_one_3_combined_full, step_one_n_combined_full},
-     {step_one_2_combined_diagonal, step_one_3_combined_diagonal, step_one_n_combined_diagonal}},
-};
 
 /* The step for any m, dense or sparse. */
 static __attribute__((noinline)) int step_general(rattle *r, double h, const double *q0,
@@ -774,8 +761,11 @@ static rattle_step_fn choose_step(const rattle *r)
 {
     if (!r->one_constraint)
         return step_general;
-    return one_constraint_steps[r->combined][r->minv_diagonal != NULL]
-                               [r->n == 2 ? 0 : r->n == 3 ? 1 : 2];
+    if (r->combined)
+        return r->n == 2   ? step_one_2_combined
+               : r->n == 3 ? step_one_3_combined
+                           : step_one_n_combined;
+    return r->n == 2 ? step_one_2 : r->n == 3 ? step_one_3 : step_one_n;
 }
 
 static int step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
