@@ -16,7 +16,6 @@
 
 typedef struct pendulum {
     double m, l, g;
-    double weight, length_squared; /* m g and l^2, once (the same bits as at each use) */
 } pendulum;
 
 enum { P_M, P_L, P_G };
@@ -34,8 +33,6 @@ static int create(const wb_host *host, const double *values, void **self, wb_mod
         return WB_ERR_NOMEM;
     }
     p->m = values[P_M], p->l = values[P_L], p->g = values[P_G];
-    p->weight = p->m * p->g;
-    p->length_squared = p->l * p->l;
     *self = p;
     info->nq = info->nv = 2;
     info->n_holonomic = 1;
@@ -64,7 +61,7 @@ static void mass_solve(void *self, const double *q, const double *mom, double *v
 static double potential(void *self, const double *q)
 {
     const pendulum *p = self;
-    return p->weight * q[1];
+    return p->m * p->g * q[1];
 }
 
 static void potential_gradient(void *self, const double *q, double *grad)
@@ -72,7 +69,7 @@ static void potential_gradient(void *self, const double *q, double *grad)
     const pendulum *p = self;
     (void)q;
     grad[0] = 0.0;
-    grad[1] = p->weight;
+    grad[1] = p->m * p->g;
 }
 
 static void potential_hessian(void *self, const double *q, double *H)
@@ -84,7 +81,7 @@ static void potential_hessian(void *self, const double *q, double *H)
 static void constraints(void *self, const double *q, double *g)
 {
     const pendulum *p = self;
-    g[0] = q[0] * q[0] + q[1] * q[1] - p->length_squared;
+    g[0] = q[0] * q[0] + q[1] * q[1] - p->l * p->l;
 }
 
 static void jacobian(void *self, const double *q, double *G)
@@ -109,17 +106,15 @@ static void hessian_vector(void *self, const double *q, const double *w, double 
 }
 
 /* grad V, g and G at once: RATTLE's two calls a step in place of five
- * (the same expressions as the three functions above; q read once, as the
- * outputs overlap neither it nor each other) */
+ * (the same expressions as the three functions above) */
 static void point_values(void *self, const double *q, double *grad, double *g, double *G)
 {
     const pendulum *p = self;
-    const double x = q[0], y = q[1];
     grad[0] = 0.0;
-    grad[1] = p->weight;
-    g[0] = x * x + y * y - p->length_squared;
-    G[0] = 2.0 * x;
-    G[1] = 2.0 * y;
+    grad[1] = p->m * p->g;
+    g[0] = q[0] * q[0] + q[1] * q[1] - p->l * p->l;
+    G[0] = 2.0 * q[0];
+    G[1] = 2.0 * q[1];
 }
 
 static void initial(void *self, double *q, double *mom)

@@ -25,9 +25,7 @@
  * wb.sparsity/1, or probed through the model's solve): a step scales by it
  * instead of calling the model.  One constraint on the dense path (m = 1,
  * a pendulum) has a step of its own: the same operations with the 1x1
- * Newton iteration and solve written out and n = 2, 3 compiled as constants
- * (option step = general runs the general step instead: the same bits,
- * tests/lua/rattle_steps.lua compares them).
+ * Newton iteration and solve written out and n = 2, 3 compiled as constants.
  *
  * A model with wb.holonomic_point/1 (ABI 1.4) gives grad V, g and G at a
  * point in one call: the one-constraint step then makes one call per Newton
@@ -64,22 +62,6 @@ typedef struct sparse_rows {
     double *Sv;                 /* S's values                                  */
 } sparse_rows;
 
-/* The one-constraint step's arrays in one_block, each n doubles. */
-enum {
-    ONE_DRIFT,    /* q0 + h M^-1 (p0 - h/2 grad V(q0))                        */
-    ONE_KICKED,   /* p0 - h/2 grad V(q0)                                        */
-    ONE_W,        /* M^-1 G^T at cached_q                                       */
-    ONE_GRAD0,    /* grad V at cached_q (the FSAL cache)                        */
-    ONE_G0,       /* G at cached_q                                              */
-    ONE_CACHED_Q, /* the q that the three above belong to, when cache_valid     */
-    ONE_TRIAL,    /* Newton's trial position q1(lambda)                         */
-    ONE_G1,       /* G at the trial                                             */
-    ONE_GRAD1,    /* grad V at the trial (combined)                             */
-    ONE_HALF,     /* p_{1/2}                                                    */
-    ONE_TMP,      /* M^-1 p_{1/2}                                               */
-    ONE_ARRAYS    /* then one double: g at the trial                            */
-};
-
 typedef struct rattle rattle;
 /* One step of the instance's kind, chosen at create time. */
 typedef int (*rattle_step_fn)(rattle *r, double h, const double *q0, const double *p0,
@@ -109,10 +91,7 @@ struct rattle {
     sparse_rows sparse;         /* W, G0, G1 are values in G's pattern when set */
     int one_constraint;         /* m = 1, dense: step_one_constraint */
     int combined;               /* ... through the model's holonomic_point */
-    double *one_block;          /* the one-constraint step's arrays (ONE_ARRAYS n + 1) */
-    /* the model's holonomic_point, taken from its view once (combined) */
-    void (*holonomic_point)(void *ctx, const double *q, double *grad_V, double *g, double *G);
-    void *holonomic_point_ctx;
+    double *grad1;              /* grad V at Newton's trial position (combined) */
     const double *minv_diagonal; /* M^-1's diagonal (n) when M is diagonal, else NULL */
 };
 
@@ -122,7 +101,7 @@ static rattle_step_fn choose_step(const rattle *r);
  * create time (O(n^2)); larger ones on the dense path keep the model's solve. */
 enum { PROBED_MASS_MAX = 512 };
 
-enum { OPT_TOL, OPT_MAX_ITER, OPT_LINEAR_SOLVER, OPT_COMBINED, OPT_STEP };
+enum { OPT_TOL, OPT_MAX_ITER, OPT_LINEAR_SOLVER, OPT_COMBINED };
 static const wb_option_spec options[] = {
     {"tol", WB_OPT_NUMBER, 1e-12, 1e-16, 1e-2, NULL, NULL,
      "Newton tolerance on max |g(q1)| (relative to the size of g's terms, |q|^2 for "
@@ -133,10 +112,6 @@ static const wb_option_spec options[] = {
     {"combined_evaluation", WB_OPT_BOOLEAN, 1, 0, 1, NULL, NULL,
      "one model call for grad V, g and G at a point when the model has wb.holonomic_point/1 "
      "(one constraint, dense): the same numbers as separate calls, fewer calls a step"},
-    {"step", WB_OPT_CHOICE, 0, 0, 0, "auto", "auto|general",
-     "the step's code: auto = one written out for the instance's size where there is one "
-     "(one constraint on the dense path), general = the size-generic step with the host's "
-     "Newton solver (the same numbers; for comparison)"},
 };
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL};
@@ -233,8 +208,7 @@ static int create_common(const wb_host *host, const wb_model *model,
     r->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
     /* the dense path's G0, G1, W (m x n) and S (m x m) */
     const size_t dense = sparse ? 0 : (size_t)m * n, square = sparse ? 0 : (size_t)m * m;
-    const size_t one_block = !sparse && m == 1 ? (size_t)ONE_ARRAYS * n + 1 : 0;
-    size_t doubles = (size_t)n * 7 + dense * 3 + square + (size_t)m * 7 + n + one_block;
+    size_t doubles = (size_t)n * 8 + dense * 3 + square + (size_t)m * 7 + n;
     r->drift = calloc(doubles, sizeof(double));
     r->pivots = calloc((size_t)m, sizeof(int));
     if (!sparse)
@@ -259,18 +233,14 @@ static int create_common(const wb_host *host, const wb_model *model,
     r->saved_lambda = p, p += m;
     r->trial_lambda = p, p += m;
     r->scale = p, p += m;
+    r->grad1 = p, p += n;
     double *minv_diagonal = p;
     p += n;
-    r->one_block = p, p += one_block;
     r->newton_options.struct_size = sizeof r->newton_options;
     r->newton_options.residual_scale = r->scale;
-    r->one_constraint = !sparse && m == 1 && strcmp(opts[OPT_STEP].string, "general") != 0;
+    r->one_constraint = !sparse && m == 1;
     r->combined = r->one_constraint && opts[OPT_COMBINED].number != 0 &&
                   wb_has_holonomic_point(model);
-    if (r->combined) {
-        r->holonomic_point = model->holonomic_point.fn;
-        r->holonomic_point_ctx = model->holonomic_point.ctx;
-    }
     if (sparse && (status = create_sparse(r)) != WB_OK) {
         if (status == WB_ERR_NOMEM)
             host->error(host, "rattle: out of memory for the sparse structure of '%s'",
@@ -471,21 +441,18 @@ static int velocity_multiplier(rattle *r, const double *q1, wb_step_stats *stats
  * general step and of the host's newton_solve and dense_solve for a 1x1
  * system, in the same order, so the results agree to the last bit; what it
  * saves is their size-generic loops, memcpy and callbacks, which cost (with
- * the model's solve at every use of M^-1) four times the arithmetic at n = 2.
- * It is compiled for n = 2 and n = 3 as constants (the loops unrolled) and
- * for any other n.
- *
- * Its arrays are one block (one_block, ONE_ARRAYS n + 1 doubles) at offsets
- * that are constants for a constant n, read through one pointer that lives
- * in a callee-saved register.  Every value the step needs after a model
- * call is in that block (the call may write memory, so the compiler reads
- * it again and keeps no copy of its own): at n = 2 this halves the stores
- * and loads around the two calls a step, which were a third of the step's
- * instructions when the arrays came in as separate restrict pointers and
- * the compiler saved its registers across each call. */
+ * the model's solve at every use of M^-1) four times the arithmetic at n = 2.  It is compiled for n = 2 and n = 3 as
+ * constants (the loops unrolled) and for any other n.  The instance's work
+ * arrays come in as restrict parameters: they overlap neither each other
+ * nor the caller's q0, p0, q1, p1 (which may overlap each other). */
 
 #define ONE_CONSTRAINT_INLINE static inline __attribute__((always_inline))
 
+/* The instance's arrays that one step reads and writes. */
+#define ONE_CONSTRAINT_ARRAYS                                                             \
+    double *restrict grad0, double *restrict G0, double *restrict W, double *restrict G1, \
+        double *restrict drift, double *restrict trial, double *restrict half,            \
+        double *restrict tmp, double *restrict cached_q, double *restrict grad1
 
 ONE_CONSTRAINT_INLINE double dot_n(int n, const double *a, const double *b)
 {
@@ -517,56 +484,50 @@ ONE_CONSTRAINT_INLINE void inverse_mass_n(const rattle *r, int n, const double *
         out[i] = minv[i] * x[i];
 }
 
-/* grad V, g and G at q in one call (combined), else g alone (grad and G
- * untouched) */
-ONE_CONSTRAINT_INLINE void residual_n(const rattle *r, int combined, const double *q,
-                                      double *grad, double *g, double *G)
-{
-    if (combined)
-        r->holonomic_point(r->holonomic_point_ctx, q, grad, g, G);
-    else
-        wb_constraints(r->model, q, g);
-}
-
 /* The host's newton_solve (no step_tol, settle_update or simplified
  * iteration, a residual scale) for the one multiplier *lambda of
- * g(q1(lambda)) = 0, q1 = drift + c lambda W; the block's trial holds
- * q1(*lambda) on return.  Same statistics and messages as the host's.
- * combined (a constant): each residual comes from the model's
- * holonomic_point, with G and grad V at the trial into G1 and grad1, which
- * hold them at q1 on return. */
-ONE_CONSTRAINT_INLINE int newton_one(const rattle *r, int n, int combined, double *b, double c,
-                                     double scale, double *lambda, wb_step_stats *stats)
+ * g(q1(lambda)) = 0, q1 = drift + c lambda W; trial holds q1(*lambda) on
+ * return.  Same statistics and messages as the host's.  combined (a
+ * constant): each residual comes from the model's holonomic_point, with G
+ * and grad V at the trial into G1 and grad1, which hold them at q1 on
+ * return. */
+ONE_CONSTRAINT_INLINE int newton_one(const rattle *r, int n, int combined, double c,
+                                     double scale, double *lambda,
+                                     const double *restrict drift, const double *restrict W,
+                                     double *restrict G1, double *restrict grad1,
+                                     double *restrict trial, wb_step_stats *stats)
 {
-    const double *drift = b + ONE_DRIFT * n, *W = b + ONE_W * n;
-    double *trial = b + ONE_TRIAL * n, *G1 = b + ONE_G1 * n, *g = b + ONE_ARRAYS * n;
+    const wb_host *host = r->host;
     const double tol = r->newton_options.tol;
     /* newton.c's row tolerance; the scale is a positive finite number here,
      * and a comparison is what fmin(1, scale) computes for one */
     const double row_tol = tol * (scale < 1.0 ? scale : 1.0);
-    double x = *lambda, residual_before = INFINITY;
+    const int max_iter = r->newton_options.max_iter;
+    double x = *lambda, residual_before = INFINITY, g;
     for (int iterations = 0;; iterations++) {
         const double a = c * x;
         for (int i = 0; i < n; i++)
             trial[i] = drift[i] + a * W[i];
         stats->residual_evals++;
-        residual_n(r, combined, trial, b + ONE_GRAD1 * n, g, G1);
-        const double measure = fabs(*g) / row_tol;
-        if (!isfinite(*g)) {
-            r->host->error(r->host, "Newton: non-finite residual after %d iterations",
-                           iterations);
+        if (combined)
+            wb_holonomic_point(r->model, trial, grad1, &g, G1);
+        else
+            wb_constraints(r->model, trial, &g);
+        const double measure = fabs(g) / row_tol;
+        if (!isfinite(g)) {
+            host->error(host, "Newton: non-finite residual after %d iterations", iterations);
             return WB_ERR_NONFINITE;
         }
         if (measure <= 1.0)
             break;
         if (iterations > 0 && !(measure < 0.5 * residual_before) &&
-            fabs(*g) <= 64.0 * DBL_EPSILON * scale) /* the round-off floor: see newton.c */
+            fabs(g) <= 64.0 * DBL_EPSILON * scale) /* the round-off floor: see newton.c */
             break;
-        if (iterations >= r->newton_options.max_iter) {
-            r->host->error(r->host, "Newton did not converge in %d iterations (residual "
-                           "%.3e, %.3g times the tolerance of its row, tolerance %.3e, "
-                           "relative to the row's terms where they are below 1)", iterations,
-                           fabs(*g), measure, tol);
+        if (iterations >= max_iter) {
+            host->error(host, "Newton did not converge in %d iterations (residual %.3e, "
+                        "%.3g times the tolerance of its row, tolerance %.3e, relative "
+                        "to the row's terms where they are below 1)", iterations, fabs(g),
+                        measure, tol);
             return WB_ERR_NEWTON;
         }
         stats->jacobian_evals++;
@@ -575,18 +536,17 @@ ONE_CONSTRAINT_INLINE int newton_one(const rattle *r, int n, int combined, doubl
         const double J = c * dot_n(n, G1, W);
         stats->linear_solves++;
         if (!isfinite(J)) {
-            r->host->error(r->host, "lu_factor: the 1x1 matrix has a non-finite entry");
+            host->error(host, "lu_factor: the 1x1 matrix has a non-finite entry");
             return WB_ERR_NONFINITE;
         }
         if (J == 0.0) {
-            r->host->error(r->host, "Newton: the Jacobian (1x1) is singular");
+            host->error(host, "Newton: the Jacobian (1x1) is singular");
             return WB_ERR_SINGULAR;
         }
-        const double update = *g / J;
+        const double update = g / J;
         stats->linear_solves++;
         if (!isfinite(update)) {
-            r->host->error(r->host, "lu_solve: the solution is not finite (matrix nearly "
-                           "singular)");
+            host->error(host, "lu_solve: the solution is not finite (matrix nearly singular)");
             return WB_ERR_NONFINITE;
         }
         x -= update;
@@ -619,15 +579,13 @@ ONE_CONSTRAINT_INLINE int solve_one(const rattle *r, double S, double *mu)
 
 ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, double h,
                                               const double *q0, const double *p0, double *q1,
-                                              double *p1, wb_step_stats *stats)
+                                              double *p1, wb_step_stats *stats,
+                                              ONE_CONSTRAINT_ARRAYS)
 {
-    double *const b = r->one_block;
-    double *drift = b + ONE_DRIFT * n, *kicked = b + ONE_KICKED * n, *W = b + ONE_W * n;
-    double *grad0 = b + ONE_GRAD0 * n, *G0 = b + ONE_G0 * n, *cached_q = b + ONE_CACHED_Q * n;
-    double *trial = b + ONE_TRIAL * n, *half = b + ONE_HALF * n, *tmp = b + ONE_TMP * n;
     if (!r->cache_valid || !equal_n(n, q0, cached_q)) { /* point_values at q0 */
         if (combined) {
-            residual_n(r, combined, q0, grad0, b + ONE_ARRAYS * n, G0);
+            double g0;
+            wb_holonomic_point(r->model, q0, grad0, &g0, G0);
         } else {
             wb_potential_gradient(r->model, q0, grad0);
             wb_constraint_jacobian(r->model, q0, G0);
@@ -644,25 +602,25 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, do
     }
     const double scale = wb_scale_or_one(row * size / 1.0);
     for (int i = 0; i < n; i++)
-        kicked[i] = p0[i] - 0.5 * h * grad0[i];
-    inverse_mass_n(r, n, q0, kicked, drift);
+        tmp[i] = p0[i] - 0.5 * h * grad0[i];
+    inverse_mass_n(r, n, q0, tmp, drift);
     for (int i = 0; i < n; i++)
         drift[i] = q0[i] + h * drift[i];
-    /* Newton writes its trial positions where cached_q was (the cache is
-     * valid again, for the trial, only at the step's end) */
-    r->cache_valid = 0;
     double lambda = r->lambda[0];
-    int status = newton_one(r, n, combined, b, -0.5 * h * h, scale, &lambda, stats);
+    int status = newton_one(r, n, combined, -0.5 * h * h, scale, &lambda, drift, W, G1, grad1,
+                            trial, stats);
     if (status != WB_OK)
         return status;
     const double kick0 = -0.5 * h * lambda;
-    for (int i = 0; i < n; i++)
-        half[i] = kicked[i] + kick0 * G0[i];
+    for (int i = 0; i < n; i++) {
+        half[i] = p0[i] - 0.5 * h * grad0[i];
+        half[i] += kick0 * G0[i];
+    }
     /* point_values at q1: the next step's start (combined: Newton's last
      * residual evaluated them) */
     if (combined) {
         for (int i = 0; i < n; i++)
-            grad0[i] = b[ONE_GRAD1 * n + i], G0[i] = b[ONE_G1 * n + i];
+            grad0[i] = grad1[i], G0[i] = G1[i];
     } else {
         wb_potential_gradient(r->model, trial, grad0);
         wb_constraint_jacobian(r->model, trial, G0);
@@ -693,21 +651,38 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, do
 
 /* step_one_constraint for n = 2, 3 and any n, with and without the
  * combined evaluation, each its own function (its own registers and stack
- * frame, not the general step's). */
-#define STEP_ONE_VARIANT(name, n_value, combined)                                             \
-    static __attribute__((noinline)) int name(rattle *r, double h, const double *q0,        \
-                                              const double *p0, double *q1, double *p1,    \
-                                              wb_step_stats *stats)                         \
-    {                                                                                       \
-        return step_one_constraint(r, n_value, combined, h, q0, p0, q1, p1, stats);         \
+ * frame, not the general step's).  For n = 2, 3 the arrays that do not
+ * outlive the step are the function's own (the compiler keeps those the
+ * model never sees in registers); the cache (grad0, G0, W at cached_q) is
+ * the instance's. */
+#define STEP_ONE_VARIANT(name, n_value, combined)                                              \
+    static __attribute__((noinline)) int name(rattle *r, double h, const double *q0,         \
+                                              const double *p0, double *q1, double *p1,     \
+                                              wb_step_stats *stats)                          \
+    {                                                                                        \
+        return step_one_constraint(r, n_value, combined, h, q0, p0, q1, p1, stats, r->grad0, \
+                                   r->G0, r->W, r->G1, r->drift, r->q1, r->half, r->tmp,    \
+                                   r->cached_q, r->grad1);                                   \
     }
-STEP_ONE_VARIANT(step_one_2, 2, 0)
-STEP_ONE_VARIANT(step_one_3, 3, 0)
+#define STEP_ONE_SMALL(name, n_value, combined)                                                \
+    static __attribute__((noinline)) int name(rattle *r, double h, const double *q0,         \
+                                              const double *p0, double *q1, double *p1,     \
+                                              wb_step_stats *stats)                          \
+    {                                                                                        \
+        double G1[n_value], drift[n_value], trial[n_value], half[n_value], tmp[n_value],     \
+            grad1[n_value];                                                                  \
+        return step_one_constraint(r, n_value, combined, h, q0, p0, q1, p1, stats, r->grad0, \
+                                   r->G0, r->W, G1, drift, trial, half, tmp, r->cached_q,    \
+                                   grad1);                                                   \
+    }
+STEP_ONE_SMALL(step_one_2, 2, 0)
+STEP_ONE_SMALL(step_one_3, 3, 0)
 STEP_ONE_VARIANT(step_one_n, r->n, 0)
-STEP_ONE_VARIANT(step_one_2_combined, 2, 1)
-STEP_ONE_VARIANT(step_one_3_combined, 3, 1)
+STEP_ONE_SMALL(step_one_2_combined, 2, 1)
+STEP_ONE_SMALL(step_one_3_combined, 3, 1)
 STEP_ONE_VARIANT(step_one_n_combined, r->n, 1)
 #undef STEP_ONE_VARIANT
+#undef STEP_ONE_SMALL
 
 /* The step for any m, dense or sparse. */
 static __attribute__((noinline)) int step_general(rattle *r, double h, const double *q0,
