@@ -93,24 +93,29 @@ int separable_setup(stage_solver *s)
 
 #define SEPARABLE_INLINE static inline __attribute__((always_inline))
 
+/* G = grad V(q) and MG = M^-1 G (one force evaluation) */
+SEPARABLE_INLINE void force_n(stage_solver *s, const double *q, double *G, double *MG, int n)
+{
+    const double *d = s->minv_diagonal;
+    wb_potential_gradient(s->model, q, G);
+    if (d)
+        for (int c = 0; c < n; c++)
+            MG[c] = d[c] * G[c];
+    else
+        wb_mass_solve(s->model, q, G, MG);
+}
+
 /* G_j = grad V(q0 + Z_j) and MG_j = M^-1 G_j for every stage; n is a
  * constant where the dispatch below knows it. */
 SEPARABLE_INLINE void gradients_n(stage_solver *s, const double *q0, int n, int st,
                                   wb_step_stats *stats)
 {
     double *Q = s->column;
-    const double *d = s->minv_diagonal;
     for (int j = 0; j < st; j++) {
         const double *Zj = s->Zq + (size_t)j * n;
-        double *Gj = s->G + (size_t)j * n, *MGj = s->MG + (size_t)j * n;
         for (int c = 0; c < n; c++)
             Q[c] = q0[c] + Zj[c];
-        wb_potential_gradient(s->model, Q, Gj);
-        if (d)
-            for (int c = 0; c < n; c++)
-                MGj[c] = d[c] * Gj[c];
-        else
-            wb_mass_solve(s->model, Q, Gj, MGj);
+        force_n(s, Q, s->G + (size_t)j * n, s->MG + (size_t)j * n, n);
     }
     stats->function_evals += (uint64_t)st;
 }
@@ -247,19 +252,12 @@ static int newton_matrix(stage_solver *s, double h, const double *q, int per_sta
     return s->host->lu_factor(s->host, sn, s->Mq, s->qpivots);
 }
 
-/* v0 = M^-1 p0 and the first iterate: Q_i = q0 + h r_i v0, less the
- * extrapolated forces when continuing, or the corrected start. */
-/* M^-1 grad V(q) into MG (the Newton residual's room as scratch) */
-static void inverse_mass_gradient(stage_solver *s, const double *q, double *MG,
-                                  wb_step_stats *stats)
+/* M^-1 grad V(q) into MG, grad V in the Newton residual's room (free
+ * before the iteration) */
+SEPARABLE_INLINE void inverse_mass_gradient_n(stage_solver *s, const double *q, double *MG,
+                                              int n, wb_step_stats *stats)
 {
-    double *G = s->Rq;
-    wb_potential_gradient(s->model, q, G);
-    if (s->minv_diagonal)
-        for (int c = 0; c < s->n; c++)
-            MG[c] = s->minv_diagonal[c] * G[c];
-    else
-        wb_mass_solve(s->model, q, G, MG);
+    force_n(s, q, s->Rq, MG, n);
     stats->function_evals++;
 }
 
@@ -280,7 +278,7 @@ SEPARABLE_INLINE void corrected_guess_n(stage_solver *s, double h, const double 
         for (int c = 0; c < n; c++)
             x[c] += w * Hk[c];
     }
-    inverse_mass_gradient(s, x, s->extra_force, stats);
+    inverse_mass_gradient_n(s, x, s->extra_force, n, stats);
     const double *last_point = s->history + (size_t)st * n;
     for (int i = 0; i < st; i++) {
         double *Zi = s->Zq + (size_t)i * n;
@@ -297,6 +295,8 @@ SEPARABLE_INLINE void corrected_guess_n(stage_solver *s, double h, const double 
     }
 }
 
+/* v0 = M^-1 p0 and the first iterate: Q_i = q0 + h r_i v0, less the
+ * extrapolated forces when continuing, or the corrected start. */
 SEPARABLE_INLINE void guess_n(stage_solver *s, double h, const double *y0, int continuing,
                               int n, int st, wb_step_stats *stats)
 {
@@ -316,7 +316,7 @@ SEPARABLE_INLINE void guess_n(stage_solver *s, double h, const double *y0, int c
         wb_mass_solve(s->model, y0, y0 + n, s->v0);
     const double h2 = h * h;
     if (s->corrected)
-        inverse_mass_gradient(s, y0, s->point_force, stats);
+        inverse_mass_gradient_n(s, y0, s->point_force, n, stats);
     if (s->corrected && continuing)
         corrected_guess_n(s, h, y0, n, st, stats);
     else
