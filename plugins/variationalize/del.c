@@ -107,10 +107,11 @@ void vz_del_destroy(vz_del *del)
  * 64 eps at which Newton's test would accept a stalled residual.  With W =
  * I every weight is 1: the pull-back (GG^T)^-1 G lambda carries the heavy
  * momentum into the light point's rows, whose floor is then eps x that
- * momentum (see the top of the file).  solver = "approximate" keeps
- * weights of 1 too: its Stage 4 rows stall above the weighted test (every
- * step failed at m1 = 1e-6), and at the common scale it matches the default
- * solver to 1e-13 .. 6e-10 (tests/variationalize/approximate_scale.lua). */
+ * momentum (see the top of the file).  solver = "approximate" takes the
+ * same weights: its Stage 4 rows reach them since its gauge rows are
+ * G W lambda = 0 as E2 (stage4.c, gauge_rows; before, with G lambda = 0,
+ * they stalled above them and it kept weights of 1, its light velocity off
+ * by ~tol x the ratio). */
 enum { VZ_LIGHT_ROW_SLACK = 16 };
 
 static void mass_weights(vz_del *del)
@@ -134,8 +135,7 @@ static void mass_weights(vz_del *del)
         del->mass_scale[i] = largest > 0.0 && del->mass_weight[i] > 0.0
                                  ? del->mass_weight[i] / largest : 1.0;
     for (int i = 0; i < n; i++)
-        del->mass_weight[i] = largest > 0.0 && del->mass_weight[i] > 0.0 &&
-                                      del->opt.solver != VZ_APPROXIMATE
+        del->mass_weight[i] = largest > 0.0 && del->mass_weight[i] > 0.0
                                   ? fmin(1.0, VZ_LIGHT_ROW_SLACK * del->mass_weight[i] / largest)
                                   : 1.0;
 }
@@ -271,7 +271,7 @@ static int pull_identity(vz_del *del, const double *q, const double *theta, doub
  * DP^T lambda = lambda on Q: with W = M^-1 the light point's components
  * of lambda stay its own size instead of carrying the heavy point's
  * momentum along a rod that joins them (issue 13). */
-static double weighted_normal(const vz_del *del, const double *G, int a, int c)
+double vz_weighted_normal(const vz_del *del, const double *G, int a, int c)
 {
     const int n = del->n;
     const double *W = del->proj.W;
@@ -353,8 +353,8 @@ int vz_del_start(vz_del *del, double h, const double *q, const double *v)
         wb_constraint_jacobian(del->model, del->q0p, del->Gp);
         for (int a = 0; a < m; a++)
             for (int i = 0; i < n; i++) {
-                A[(dim + a) * ni + i] = weighted_normal(del, del->Gbar, a, i);
-                A[(dim + m + a) * ni + n + i] = weighted_normal(del, del->Gp, a, i);
+                A[(dim + a) * ni + i] = vz_weighted_normal(del, del->Gbar, a, i);
+                A[(dim + m + a) * ni + n + i] = vz_weighted_normal(del, del->Gp, a, i);
             }
     }
     for (int r = 0; r < dim; r++)
@@ -486,7 +486,7 @@ static int analytic_columns(vz_del *del, const double *x, double *J)
         for (int r = 0; r < dim; r++)
             J[r * nx + col] = -column[r] / (r < n ? 1.0 : h);
         for (int a = 0; a < m; a++)
-            J[(dim + a) * nx + col] = weighted_normal(del, del->Gp, a, c);
+            J[(dim + a) * nx + col] = vz_weighted_normal(del, del->Gp, a, c);
     }
     for (int a = 0; a < m; a++) {
         const int c1 = OFF_N1(del) + a, c2 = OFF_N2(del) + a;
@@ -659,7 +659,7 @@ void vz_del_residual_scales(vz_del *del, double h, const double *q1, const doubl
         for (int a = 0; a < m; a++) {
             double row = 0.0;
             for (int i = 0; i < n; i++)
-                row += fabs(weighted_normal(del, del->G2, a, i)) * weight[i];
+                row += fabs(vz_weighted_normal(del, del->G2, a, i)) * weight[i];
             s[dim + a] = wb_scale_or_one(row * momentum);
         }
         wb_constraint_row_scales(m, n, del->G2, q_size, 1.0, s + dim + m + n);

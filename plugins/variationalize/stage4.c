@@ -141,6 +141,27 @@ static int w1_side(vz_del *del)
     return status;
 }
 
+/* out (m values) = G W l: the gauge rows (S4.3b) .. (S4.5b) as the reduced
+ * solver's E2 (S3.8 for W = I, the same bits there).  With W = M^-1 the
+ * printed G l = 0 put the heavy momentum into a light point's components
+ * of lambda, mu, lambda+ along a rod joining them, which the pull-backs
+ * (S4.3c) .. (S4.6c) cancel again to eps of the heavy momentum: the light
+ * rows stalled there, ~1e-16 against terms of 1e-17 (issue 13; m1 = 1e-6,
+ * h = 3.5e-6), and the light velocity came out off by ~tol x the mass
+ * ratio (4.5e-7 of its size at 1e6), or the iteration diverged (from a
+ * ratio of 1e8: "the projection onto the constraints did not converge").
+ * With G W l = 0 it converges in 2 .. 3 iterations to the weighted test. */
+static void gauge_rows(const vz_del *del, const double *G, const double *l, double *out)
+{
+    const int n = del->n, m = del->m;
+    for (int a = 0; a < m; a++) {
+        double sum = 0.0;
+        for (int c = 0; c < n; c++)
+            sum += vz_weighted_normal(del, G, a, c) * l[c];
+        out[a] = sum;
+    }
+}
+
 static int stage4_residual(void *user, const double *X, double *f)
 {
     vz_del *del = user;
@@ -248,11 +269,11 @@ static int stage4_residual(void *user, const double *X, double *f)
     /* the d rows: (S4.3b), (S4.4b), (S4.5b), (S4.6b), (S4.7b) */
     if (m > 0) {
         wb_constraint_jacobian(model, U(U_Q1M), s->G);
-        mat_vec(m, n, s->G, U(U_LM), F(R_F3B));
+        gauge_rows(del, s->G, U(U_LM), F(R_F3B));
         wb_constraint_jacobian(model, U(U_QB), s->G);
-        mat_vec(m, n, s->G, U(U_MU), F(R_F4B));
+        gauge_rows(del, s->G, U(U_MU), F(R_F4B));
         wb_constraint_jacobian(model, U(U_Q2P), s->G);
-        mat_vec(m, n, s->G, U(U_LP), F(R_F5B));
+        gauge_rows(del, s->G, U(U_LP), F(R_F5B));
         mat_vec(m, n, del->G2, v2, F(R_F6B));
         wb_constraints(model, q2, F(R_F7B));
     }
@@ -375,9 +396,10 @@ static int approximate_matrix(void *user, const double *X, double *A)
             AT(R_F6A, i, U_N2P, a) = -g / h;
             AT(R_F7A, i, U_TH, a) = -vec_dot(n, W + (size_t)i * n, G0 + (size_t)a * n);
             /* the d rows */
-            AT(R_F3B, a, U_LM, i) = g;
-            AT(R_F4B, a, U_MU, i) = g;
-            AT(R_F5B, a, U_LP, i) = g;
+            const double gw = vz_weighted_normal(del, G0, a, i);
+            AT(R_F3B, a, U_LM, i) = gw;
+            AT(R_F4B, a, U_MU, i) = gw;
+            AT(R_F5B, a, U_LP, i) = gw;
             AT(R_F6B, a, U_V2, i) = g;
             AT(R_F7B, a, U_Q2, i) = g;
             AT(R_F7B, a, U_QB, i) = -g;
@@ -388,16 +410,18 @@ static int approximate_matrix(void *user, const double *X, double *A)
 
 /* The size of each Stage 4 row's terms, from the reduced rows' at w1
  * (vz_del_residual_scales): the momentum rows (S4.3a) .. (S4.6a) and the
- * hats (S4.3c) .. (S4.6c) balance momenta, (S4.3b) .. (S4.5b) are G times
- * a momentum, (S4.6b) G v2, (S4.7b) g(q2), and (S4.1), (S4.2), (S4.7a),
- * (S4.8) join positions. */
+ * hats (S4.3c) .. (S4.6c) balance momenta, coordinate i's in its own units
+ * as the reduced E1's (with W = M^-1 its mass relative to the largest:
+ * mass_weights in del.c; with W = I all alike), (S4.3b) .. (S4.5b) are
+ * G W times a momentum, (S4.6b) G v2, (S4.7b) g(q2), and (S4.1), (S4.2),
+ * (S4.7a), (S4.8) join positions. */
 static void row_scales(vz_del *del)
 {
     vz_stage4 *s = del->stage4;
     const int n = del->n, m = del->m, dim = del->dim;
     vz_del_residual_scales(del, del->h, del->q1, del->v1);
     const double *reduced = del->residual_scale;
-    const double momentum = reduced[0], position = reduced[dim + m];
+    const double position = reduced[dim + m];
     const double *G_momentum = reduced + dim, *G_position = reduced + dim + m + n,
                  *G_velocity = reduced + dim + 2 * m + n;
     for (int r = 0; r < R_COUNT; r++) {
@@ -409,7 +433,7 @@ static void row_scales(vz_del *del)
         }
         const int joins = r == R_F1 || r == R_F2 || r == R_F7A || r == R_F8;
         for (int i = 0; i < n; i++)
-            out[i] = joins ? position : momentum;
+            out[i] = joins ? position : reduced[i]; /* E1's q half: row i */
     }
 }
 

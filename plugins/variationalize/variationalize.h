@@ -244,6 +244,10 @@ int vz_del_predict(vz_del *del, double h, const double *q1, const double *v1, do
  * [2N + d, 3N + d) positions, then d rows G times |q| (g) and d rows G
  * times a velocity (G v).  Stage 4 takes its rows' sizes from these. */
 void vz_del_residual_scales(vz_del *del, double h, const double *q1, const double *v1);
+/* (G W)_ac for G (m x n): the momenta's gauge G W lambda = 0 (the paper's
+ * S3.8 for W = I) fixes their normal part, which the pull-backs annihilate;
+ * with W = M^-1 a light point's components of lambda stay its own size. */
+double vz_weighted_normal(const vz_del *del, const double *G, int a, int c);
 /* Ends at w = (q, v) for step h; J, dS only when `derivatives`. */
 int vz_del_ends(vz_del *del, vz_ends *e, double h, const double *q, const double *v,
                 int derivatives);
