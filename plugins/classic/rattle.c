@@ -9,7 +9,11 @@
  * symplectic, symmetric, of order 2, with both constraint levels at the
  * nodes.  SHAKE, written as a one-step method, reuses mu = lambda: the
  * positions are SHAKE's, the velocity constraint is not imposed (it holds
- * to O(h^2) only).
+ * to O(h^2) only).  So SHAKE's velocity across g = 0 comes from g(q1) = 0
+ * alone, and where Newton corrects q0's round-off off g = 0 (eps |q|
+ * across it; at tol below g's round-off) that becomes a velocity error
+ * c eps |q| / h, c ~ 0.3 .. 5 over 20 steps (tests/ggl/round_off_velocity.lua;
+ * EM-G removes its own, plugins/ggl/em.c).
  *
  * Both m x m systems have the matrix G(q) M^-1 G(q')^T.  Option
  * linear_solver picks how they are solved, at create time:
@@ -782,7 +786,9 @@ const wb_method classic_shake = {
     .struct_size = sizeof(wb_method),
     WB_METHOD_ELEMENT_SIZES,
     .name = "shake",
-    .doc = "SHAKE as a one-step method: positions on the constraint, mu = lambda",
+    .doc = "SHAKE as a one-step method: positions on the constraint, mu = lambda (velocity "
+           "round-off floor c eps max|q| / h, c ~ 0.3 .. 5, where Newton corrects q's round-off "
+           "off g = 0: tol below g's round-off; RATTLE has none)",
     .options = options,
     .n_options = WB_ARRAY_COUNT(options),
     .requires = requires,

@@ -253,8 +253,17 @@ void ggl_destroy(void *inst)
         return;
     if (g->newton)
         g->host->newton_destroy(g->host, g->newton);
-    wb_block_matrix_free(&g->sparse.J);
-    wb_fd_colouring_free(&g->sparse.colouring);
+    ggl_sparse *sp = &g->sparse;
+    wb_block_matrix_free(&sp->J);
+    wb_fd_colouring_free(&sp->colouring);
+    wb_csr_free(&sp->Gt);
+    wb_csr_free(&sp->S);
+    free(sp->Gt_origin);
+    free(sp->mark);
+    free(sp->Gt_values);
+    if (sp->lu)
+        g->host->sparse_lu_destroy(g->host, sp->lu);
+    free(g->across);
     free(g->x);
     free(g);
 }
@@ -410,6 +419,7 @@ int ggl_create(const wb_host *host, const wb_model *model, const ggl_scheme *sch
     g->host = host, g->model = model, g->scheme = scheme;
     g->n = model->nq, g->m = model->n_holonomic;
     g->x = NULL, g->newton = NULL;
+    g->across = g->kappa = g->S = NULL;
     memset(&g->sparse, 0, sizeof g->sparse);
     layout(g);
     status = sparse ? create_sparse(g) : WB_OK;
@@ -422,6 +432,8 @@ int ggl_create(const wb_host *host, const wb_model *model, const ggl_scheme *sch
         if (g->newton && sparse && scheme->sparse_rank_one)
             host->newton_set_rank_one(host, g->newton, scheme->sparse_rank_one);
     }
+    if (status == WB_OK && scheme->finish_create && scheme->finish_create(g) != 0)
+        status = WB_ERR_NOMEM;
     if (status != WB_OK) {
         ggl_destroy(g);
         if (status == WB_ERR_NOMEM)
@@ -582,6 +594,8 @@ static int step_counted(ggl *g, double h, const double *q0, const double *p0, do
         vec_copy(g->size, g->x, g->branch0);
         status = solve_by_continuation(g, h, g->branch0, stats);
     }
+    if (status == WB_OK && g->scheme->finish)
+        status = g->scheme->finish(g);
     if (status != WB_OK) {
         vec_copy(g->size, g->saved, g->x); /* the carried unknowns stay those of q0, p0 */
         return status;

@@ -211,6 +211,92 @@ static int em_rank_one(void *user, const double *x, double *u, double *v)
     return WB_OK;
 }
 
+/* EM-G's velocity across g = 0 at round-off (issue 13).  EM-G pins it by
+ * g(q1) = 0 alone: G(q_m) M^-1 p_m = G(q_m)(q1 - q0)/h = (g(q1) - g(q0))/h
+ * for quadratic g, zero in exact arithmetic.  In floating point q0 lies off
+ * g = 0 by its round-off, eps |q| across the constraint, which the solve
+ * removes within the step through q1 - q0 = h M^-1 p_m: a velocity error
+ * of c eps |q| / h (c ~ 1 .. 10 over 20 .. 80 steps, measured), which grows
+ * as h shrinks (0.2 of the light point's velocity at m2 = 1e12, h = 3.5e-9,
+ * on double_spherical_pendulum).  So the solution is finished by removing
+ * that component: p1 -= G(q_m)^T kappa with G(q_m) M^-1 G(q_m)^T kappa =
+ * 2 G(q_m) M^-1 p_m, so that G(q_m) M^-1 p_m = 0 as in exact arithmetic,
+ * and lambda += kappa / h keeps R2.  The finished step solves EM-G's
+ * equations with R1 = q1 - q0 - h M^-1 p_m - h/2 M^-1 G(q_m)^T kappa: the
+ * positions' round-off is taken up by a displacement across g = 0 instead
+ * of a velocity.  With g(q0) = 0 exactly, kappa = 0 and the step is EM-G's;
+ * the Newton system (2d + m unknowns, the paper's) and its iterations are
+ * unchanged, at one m x m solve a step. */
+static void em_gonzalez_products(ggl *g)
+{
+    const int n = g->n, m = g->m;
+    ggl_sparse *sp = &g->sparse;
+    if (!sp->ext) {
+        mat_mul_bt(n, n, m, g->Minv, g->Ga, g->MGt);   /* M^-1 G(q_m)^T */
+        mat_mul(m, n, m, g->Ga, g->MGt, g->S);
+        return;
+    }
+    for (int e = 0; e < sp->Gt.pattern.nnz; e++)
+        sp->Gt_values[e] = g->Ga[sp->Gt_origin[e]];
+    memset(g->S, 0, (size_t)sp->S.pattern.nnz * sizeof(double));
+    wb_csr_product_add(sp->G, g->Ga, g->Minv, &sp->Gt.pattern, sp->Gt_values, &sp->S.pattern,
+                       1.0, sp->mark, g->S);
+}
+
+static int em_gonzalez_finish(ggl *g)
+{
+    const int n = g->n, m = g->m;
+    const wb_host *host = g->host;
+    double *p1 = g->x + g->off_p, *lam = g->x + g->off_l;
+    em_points(g, g->x); /* q_m, M^-1 p_m in w, G(q_m) in Ga */
+    ggl_G_times(g, g->Ga, g->w, g->across);
+    for (int k = 0; k < m; k++)
+        g->kappa[k] = 2.0 * g->across[k];
+    em_gonzalez_products(g);
+    int status = g->sparse.ext
+                     ? host->sparse_lu_factor(host, g->sparse.lu, g->S)
+                     : host->cholesky_factor(host, m, g->S);
+    if (status == WB_OK)
+        status = g->sparse.ext ? host->sparse_lu_solve(host, g->sparse.lu, 1, g->kappa)
+                               : host->cholesky_solve(host, m, 1, g->S, g->kappa);
+    if (status != WB_OK) {
+        host->error(host, "EM-G: G(q_m) M^-1 G(q_m)^T is singular or not finite at the step's "
+                    "solution (constraints dependent there)");
+        return status;
+    }
+    ggl_Gt_times(g, g->Ga, g->kappa, g->t2);
+    for (int i = 0; i < n; i++)
+        p1[i] -= g->t2[i];
+    for (int k = 0; k < m; k++)
+        lam[k] += g->kappa[k] / g->h;
+    return WB_OK;
+}
+
+/* r, kappa and S; on the sparse path G G^T's pattern and its LU. */
+static int em_gonzalez_finish_create(ggl *g)
+{
+    const int m = g->m;
+    ggl_sparse *sp = &g->sparse;
+    size_t square = (size_t)m * m;
+    if (sp->ext) {
+        if (wb_csr_transpose(sp->G, &sp->Gt, &sp->Gt_origin) != 0 ||
+            wb_csr_product_pattern(sp->G, &sp->Gt.pattern, 1, &sp->S) != 0)
+            return -1;
+        sp->mark = calloc((size_t)m + 1, sizeof(int));
+        sp->Gt_values = calloc((size_t)sp->Gt.pattern.nnz + 1, sizeof(double));
+        sp->lu = g->host->sparse_lu_create(g->host, &sp->S.pattern);
+        if (!sp->mark || !sp->Gt_values || !sp->lu)
+            return -1;
+        square = (size_t)sp->S.pattern.nnz;
+    }
+    g->across = calloc(2 * (size_t)m + square + 1, sizeof(double));
+    if (!g->across)
+        return -1;
+    g->kappa = g->across + m;
+    g->S = g->kappa + m;
+    return 0;
+}
+
 const ggl_scheme ggl_em_scheme = {
     .label = "EM",
     .has_velocity = 0,
@@ -233,4 +319,6 @@ const ggl_scheme ggl_em_gonzalez_scheme = {
     .place_blocks = em_place,
     .sparse_jacobian = em_sparse_jacobian,
     .sparse_rank_one = em_rank_one,
+    .finish = em_gonzalez_finish,
+    .finish_create = em_gonzalez_finish_create,
 };

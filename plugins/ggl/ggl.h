@@ -45,6 +45,11 @@ typedef struct ggl_scheme {
     wb_jacobian_fn sparse_jacobian;
     /* and the rank-one part of that Newton matrix (optional; ABI 1.4) */
     wb_rank_one_fn sparse_rank_one;
+    /* optional: after a converged solve, the solution's final touch (EM-G:
+     * the velocity across g = 0 freed of the positions' round-off, em.c) */
+    int (*finish)(ggl *g);
+    /* set up what finish needs (optional; 0, or -1 out of memory) */
+    int (*finish_create)(ggl *g);
 } ggl_scheme;
 
 /* linear_solver = sparse: the model's patterns, the diagonal mass and the
@@ -62,6 +67,12 @@ typedef struct ggl_sparse {
     /* Greenspan's d DG / d q1 by differences in Hess V's pattern (which
      * holds it for V = sum_i V_i(pi_i)): the columns' colours */
     wb_fd_colouring colouring;
+    /* EM-G's finish: G G^T's pattern (S), G's transpose (Gt, Gt_origin:
+     * G's entry of each of its entries, Gt_values), its LU and scratch */
+    wb_csr Gt, S;
+    int *Gt_origin, *mark;
+    double *Gt_values;
+    wb_sparse_lu *lu;
 } ggl_sparse;
 
 /* How the energy-momentum schemes discretise grad V. */
@@ -105,6 +116,9 @@ struct ggl {
     double *dq, *da, *db, *dH;                /* discrete gradient: n, n, n, n x n */
     double *fd;                               /* its central differences: 4 n */
     double dg_c;              /* sparse path: Gonzalez's c at the last Jacobian */
+    /* EM-G's finish: r, kappa (m each), S = G M^-1 G^T (m x m, or values
+     * in sparse.S's pattern); one block, owned by across */
+    double *across, *kappa, *S;
     ggl_sparse sparse;
 };
 
