@@ -134,7 +134,7 @@ static int allocate(lobatto *L)
                              10 * d * N;
     const size_t global = 3 * d * d + 4 * d + 2 * d * d + 2 * k * d + k + 6 * d * N +
                           3 * d * d + 5 * d + 2 * d + 6 * d + d + 60 + 3 * k + 2 * N + 3 * N +
-                          N * N + d * d * d + N;
+                          N * N + d * d * d + N + s * nq + 3 * nq + 2 * d + k;
     L->st = calloc(s, sizeof *L->st);
     L->own = calloc(2 * s, sizeof *L->own);
     L->ipiv = calloc(d + 1, sizeof(int));
@@ -150,6 +150,8 @@ static int allocate(lobatto *L)
     L->fd_r2 = carve(&c, N);
     L->fd_J = carve(&c, N * N);
     L->scale = carve(&c, N);
+    L->g_terms = carve(&c, s * nq), L->g_work = carve(&c, 3 * nq);
+    L->fd_mu = carve(&c, d), L->fd_n = carve(&c, d), L->fd_phi = carve(&c, k);
     for (size_t i = 0; i < s; i++) {
         stage *S = &L->st[i];
         S->X = carve(&c, d), S->Xm = carve(&c, d), S->eta = carve(&c, d);

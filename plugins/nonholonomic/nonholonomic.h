@@ -110,6 +110,9 @@ typedef struct lobatto {
     wb_newton_options newton_options;
     double *x, *guess, *fd_x, *fd_r1, *fd_r2, *fd_J;
     double *scale;              /* N: the sizes of each residual row's terms     */
+    double *g_terms;            /* s nq: the sizes of the terms of G_i's numbers */
+    double *g_work;             /* 3 nq scratch (|tau(X)|, |g0|, a moved G)     */
+    double *fd_mu, *fd_n, *fd_phi; /* d, d, k: values at a moved G               */
 } lobatto;
 
 /* ---- retraction.c: tau, its trivialised derivatives and their derivatives ---- */
@@ -137,11 +140,17 @@ void matrix_of(lobatto *L, void (*map)(lobatto *, const double *, const double *
 int lobatto_residual(void *user, const double *x, double *r);
 int lobatto_jacobian(void *user, const double *x, double *J);
 /* The sizes of the terms each residual row is made of at x (the step's
- * guess), into L->scale for wb_newton_options.residual_scale: momentum rows
- * |S^T| |y| + |AdS| |z| (on a vector space |Pi^i| + |p0| + h sum |ah| |N|),
- * constraint rows |A| |eta| (/ h on momenta).  SE(2) far from its origin
- * has momenta of 1e6 |v| made of terms of 1e12: an absolute tolerance
- * there is below round-off. */
+ * guess), into L->scale for wb_newton_options.residual_scale, so that no
+ * row's tolerance lies below its round-off: a bound of every term, not the
+ * row's value, since a small row can be made of large terms.  Momentum
+ * rows: the momenta's |Jxi| |eta|, the forces' |n| and |A^T| |nu| apart
+ * (the CVT's passenger at rest: z - lambda = 0 from terms of 1), what the
+ * round-off of G's numbers brings into mu and n, all carried through the
+ * maps by their absolute values.  Constraint rows: |A| |eta|, G's
+ * round-off, and on the IIIA momenta the round-off of mu^i's terms
+ * through the velocity map, |A Jxi^-1| (terms of mu^i).  SE(2) far from
+ * its origin has momenta of 1e6 |v| made of terms of 1e12: an absolute
+ * tolerance there is below round-off. */
 void lobatto_row_scales(lobatto *L, const double *x);
 /* The step's outputs from the last residual: q1 = G_s, p1 = mu^s. */
 int lobatto_outputs(lobatto *L, const double *x, double *q1, double *p1);

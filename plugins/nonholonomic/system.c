@@ -384,51 +384,284 @@ int lobatto_residual(void *user, const double *x, double *r)
     return WB_OK;
 }
 
+/* out = |op(Mat)| v (op as in tan_gemm: Mat, r x c, or the transpose of a
+ * c x r Mat): with v bounding the terms a vector y is made of, a bound of
+ * the terms of op(Mat) y. */
+static void abs_mat_vec(int r, int c, const double *Mat, int transpose, const double *v,
+                        double *out)
+{
+    for (int i = 0; i < r; i++) {
+        double sum = 0.0;
+        for (int e = 0; e < c; e++)
+            sum += fabs(transpose ? Mat[(size_t)e * r + i] : Mat[(size_t)i * c + e]) * v[e];
+        out[i] = sum;
+    }
+}
+
+/* The sizes of the terms G_i's numbers are made of, into Gt (nq): on a
+ * vector space |q0| + |X_i|; on a group compose(|tau(X_i)|, |g0|), which
+ * bounds them where compose is bilinear in the numbers (the matrix groups
+ * of workbench/groups).  A number near zero made of large terms (SE(2)'s
+ * t2 = sin(theta) x at x = 1e6) carries their round-off, not its own. */
+static void coordinate_sizes(lobatto *L, int i, double *Gt)
+{
+    const int nq = L->nq;
+    const stage *S = &L->st[i];
+    if (L->flat) {
+        for (int c = 0; c < nq; c++)
+            Gt[c] = fabs(L->q0[c]) + fabs(S->X[c]);
+        return;
+    }
+    double *tau = L->g_work, *g0 = L->g_work + nq;
+    retraction_tau(L, S->X, tau);
+    for (int c = 0; c < nq; c++)
+        tau[c] = fabs(tau[c]), g0[c] = fabs(L->q0[c]);
+    wb_lie_compose(L->model, tau, g0, Gt);
+    for (int c = 0; c < nq; c++)
+        Gt[c] = fabs(Gt[c]);
+}
+
+/* A copy of G with number c moved by a small part of its terms' size
+ * (into g_work's third block), and the factor that turns a change of a
+ * value into the size of the terms that number brings into it. */
+static double moved_coordinate(lobatto *L, const double *G, const double *Gt, int c,
+                               double **moved)
+{
+    double *Gm = L->g_work + 2 * (size_t)L->nq;
+    const double step = 0x1p-24 * Gt[c];
+    vec_copy(L->nq, G, Gm);
+    Gm[c] += step;
+    *moved = Gm;
+    return Gt[c] / (Gm[c] - G[c]); /* the step as represented */
+}
+
+/* The terms of stage i's transported momentum Pi = T^T mu and force
+ * N = T^T (n - A^T nu), into Pt and Nt (d each): mu's terms |Jxi| |eta|
+ * (SE(2) at a distance t: m t^2 w, cancelling to a momentum of m t |v|),
+ * the force's |n| and |A^T| |nu| apart (a spring and a constraint force
+ * that cancel: the CVT's passenger at rest, z - lambda = 0, made of terms
+ * of 1), and what G's own round-off brings in: |Hess V| (|q0| + |X|) on a
+ * vector space (a stiff spring far from the origin), on a group the
+ * change of mu and n under each of G's numbers moved across its terms'
+ * size (SE(2) at x = 1e6: mu1 = m (u1 - w t2) with t2 of terms 1e6). */
+static void stage_term_sizes(lobatto *L, int i, double *Pt, double *Nt)
+{
+    const int d = L->d, k = L->k, nq = L->nq;
+    stage *S = &L->st[i];
+    double *mu_terms = L->v1, *f_terms = L->v2, *Gt = L->g_terms + (size_t)i * nq;
+    model_second(L, S->G, S->eta, S->Jxi, L->flat ? NULL : S->Jg, L->flat ? S->Fg : NULL);
+    for (int c = 0; c < d; c++) {
+        double size = fabs(S->mu[c]), force = S->f[c], constraint = 0.0;
+        for (int e = 0; e < d; e++)
+            size += fabs(S->Jxi[c * d + e] * S->eta[e]);
+        for (int a = 0; a < k; a++) {
+            const double term = S->A[(size_t)a * d + c] * S->nu[a];
+            force += term; /* n = f + A^T nu */
+            constraint += fabs(term);
+        }
+        mu_terms[c] = size;
+        f_terms[c] = fabs(force) + constraint;
+    }
+    coordinate_sizes(L, i, Gt);
+    if (L->flat) {
+        abs_mat_vec(d, d, S->Fg, 0, Gt, L->v3); /* M is constant: mu has no q terms */
+        vec_axpy(d, 1.0, L->v3, f_terms);
+        vec_copy(d, mu_terms, Pt);
+        vec_copy(d, f_terms, Nt);
+        return;
+    }
+    /* n's own terms in eta: D_eta n = Jg^T (the gyroscopic m w J s) */
+    for (int c = 0; c < d; c++)
+        L->v4[c] = fabs(S->eta[c]);
+    abs_mat_vec(d, d, S->Jg, 1, L->v4, L->v3);
+    vec_axpy(d, 1.0, L->v3, f_terms);
+    /* n = f + A^T nu at G, for its change */
+    vec_copy(d, S->f, L->v3);
+    for (int a = 0; a < k; a++)
+        vec_axpy(d, S->nu[a], S->A + (size_t)a * d, L->v3);
+    for (int c = 0; c < nq; c++) {
+        if (!(Gt[c] > 0.0))
+            continue;
+        double *Gm;
+        const double factor = moved_coordinate(L, S->G, Gt, c, &Gm);
+        model_momentum(L, Gm, S->eta, L->fd_mu);
+        model_force(L, Gm, S->eta, L->fd_n);
+        for (int e = 0; e < d; e++) {
+            mu_terms[e] += fabs(L->fd_mu[e] - S->mu[e]) * factor;
+            f_terms[e] += fabs(L->fd_n[e] - L->v3[e]) * factor;
+        }
+    }
+    abs_mat_vec(d, d, S->T, 1, mu_terms, Pt);
+    abs_mat_vec(d, d, S->T, 1, f_terms, Nt);
+}
+
+/* The terms of K = D(dtauinv)_X(eta, .)^T Pi: sum_r sum_e |eta_r|
+ * |D[r][c][e]| Pt_e, Pt the terms of Pi (zero on a vector space). */
+static int stage_K_sizes(lobatto *L, int i, const double *Pt, double *Kt)
+{
+    const int d = L->d;
+    stage *S = &L->st[i];
+    if (L->flat) {
+        memset(Kt, 0, (size_t)d * sizeof(double));
+        return WB_OK;
+    }
+    int status = build_tensor(L, S->X, S->Dp);
+    if (status != WB_OK)
+        return status;
+    for (int c = 0; c < d; c++) {
+        double size = 0.0;
+        for (int r = 0; r < d; r++)
+            for (int e = 0; e < d; e++)
+                size += fabs(S->eta[r] * S->Dp[((size_t)r * d + c) * d + e]) * Pt[e];
+        Kt[c] = size;
+    }
+    return WB_OK;
+}
+
+/* The terms of the momentum mu^i = AdS_{X_i} [p0 + h sum_j a_ij U_j^T N^j]
+ * (IIIA), from Nt, into mt; zt is scratch. */
+static void iiia_momentum_sizes(lobatto *L, int i, const double *Nt, double *zt, double *mt)
+{
+    const int d = L->d, s = L->s;
+    for (int c = 0; c < d; c++)
+        zt[c] = fabs(L->p0[c]);
+    for (int j = 0; j < s; j++) {
+        const double w = fabs(L->h * L->a[i * s + j]);
+        if (w == 0.0)
+            continue;
+        if (L->flat) {
+            vec_axpy(d, w, Nt + (size_t)j * d, zt);
+        } else {
+            abs_mat_vec(d, d, L->st[j].U, 1, Nt + (size_t)j * d, L->v4);
+            vec_axpy(d, w, L->v4, zt);
+        }
+    }
+    if (L->flat)
+        vec_copy(d, zt, mt);
+    else
+        abs_mat_vec(d, d, L->st[i].AdS, 0, zt, mt);
+}
+
+/* W = A Jxi^-1 (k x d) at (g, eta): how a change of the momentum reaches
+ * the constraint through the velocity map (on a vector space A M^-1). */
+static int constraint_in_momenta(lobatto *L, const double *g, const double *eta,
+                                 const double *A, double *W)
+{
+    const int d = L->d, k = L->k;
+    if (L->flat) {
+        for (int a = 0; a < k; a++)
+            mat_vec(d, d, L->Minv, A + (size_t)a * d, W + (size_t)a * d); /* M^-1 symmetric */
+        return WB_OK;
+    }
+    model_second(L, g, eta, L->Jxi_c, NULL, NULL);
+    for (int r = 0; r < d; r++)
+        for (int c = 0; c < d; c++)
+            L->m1[r * d + c] = L->Jxi_c[c * d + r];
+    vec_copy(k * d, A, W);
+    return L->host->dense_solve(L->host, d, k, L->m1, L->ipiv, W);
+}
+
+/* Adds to raw (k) the terms G's round-off brings into a constraint row:
+ * |D_q phi| (|q0| + |X|) on a vector space (the velocity map M^-1 mu has
+ * no q in it), on a group the change of phi(G, eta) or, on the momenta,
+ * of phi(G, vel(G, mu^i)) (mu^i in L->mu_row) under each of G's numbers
+ * moved across its terms' size. */
+static void constraint_coordinate_sizes(lobatto *L, const constraint_row *row,
+                                        const double *eta, double *raw)
+{
+    const int d = L->d, k = L->k, nq = L->nq;
+    const stage *S = &L->st[row->stage];
+    const double *Gt = L->g_terms + (size_t)row->stage * nq;
+    if (L->flat) {
+        wb_nh_jacobian_q(L->model, S->G, eta, L->B_c);
+        for (int a = 0; a < k; a++)
+            for (int c = 0; c < d; c++)
+                raw[a] += fabs(L->B_c[(size_t)a * d + c]) * Gt[c];
+        return;
+    }
+    double *phi0 = L->A_c; /* k <= k d */
+    wb_nh_constraints(L->model, S->G, eta, phi0);
+    for (int c = 0; c < nq; c++) {
+        if (!(Gt[c] > 0.0))
+            continue;
+        double *Gm;
+        const double factor = moved_coordinate(L, S->G, Gt, c, &Gm);
+        const double *eta_m = eta;
+        if (row->on_momentum) {
+            model_velocity(L, Gm, L->mu_row, L->v4);
+            eta_m = L->v4;
+        }
+        wb_nh_constraints(L->model, Gm, eta_m, L->fd_phi);
+        for (int a = 0; a < k; a++)
+            raw[a] += fabs(L->fd_phi[a] - phi0[a]) * factor;
+    }
+}
+
 void lobatto_row_scales(lobatto *L, const double *x)
 {
     const int d = L->d, s = L->s, k = L->k;
-    if (evaluate_all(L, x, 0) != WB_OK) {
+    const double h = fabs(L->h);
+    /* the Jacobian's scratch: per stage the terms of Pi, N and K (s d each) */
+    double *Pt = L->dy, *Nt = L->dz, *Kt = L->dmu_row;
+    double *yt = L->tmp_t, *zt = L->tmp_t + d, *mt = L->tmp_t2, *W = L->tmp_t2 + d;
+    int status = evaluate_all(L, x, 0);
+    for (int i = 0; status == WB_OK && i < s; i++) {
+        stage_term_sizes(L, i, Pt + (size_t)i * d, Nt + (size_t)i * d);
+        status = stage_K_sizes(L, i, Pt + (size_t)i * d, Kt + (size_t)i * d);
+    }
+    if (status != WB_OK) {
         for (int r = 0; r < L->N; r++)
             L->scale[r] = 1.0; /* the absolute test; the solve reports the failure */
         return;
     }
-    /* the largest terms of the momenta mu^i = mu(G_i, eta_i): |Jxi| |eta|
-     * (SE(2) at a distance t: m t^2 w, cancelling to a momentum of m t |v|) */
-    double *terms = L->v3, *row_size = L->v4;
-    memset(terms, 0, (size_t)d * sizeof(double));
-    for (int i = 0; i < s; i++) {
-        stage *S = &L->st[i];
-        model_second(L, S->G, S->eta, S->Jxi, NULL, NULL);
-        for (int c = 0; c < d; c++) {
-            double size = fabs(S->Pi[c]);
-            for (int j = 0; j < d; j++)
-                size += fabs(S->Jxi[c * d + j] * S->eta[j]);
-            terms[c] = fmax(terms[c], size);
-        }
-    }
+    /* momentum rows r_i = S^T y - AdS_xi z (on a vector space y - z):
+     * y = Pi^i - h sum_j c_ij K^j, z = p0 + h sum_j (...) N^j; Pi's terms
+     * the largest of any stage's (the sizes are taken at the guess) */
     for (int i = 0; i < s; i++) {
         double *si = L->scale + (size_t)i * d;
-        iiib_bracket(L, i, L->z);
         for (int c = 0; c < d; c++) {
-            row_size[c] = terms[c] + fabs(L->p0[c]) + fabs(L->z[c]);
+            double size = 0.0;
             for (int j = 0; j < s; j++)
-                row_size[c] += fabs(L->h * L->b[j] * L->st[j].N[c]);
+                size = fmax(size, Pt[(size_t)j * d + c]);
+            yt[c] = size;
+            zt[c] = fabs(L->p0[c]);
+        }
+        for (int j = 0; j < s; j++) {
+            const double *Ntj = Nt + (size_t)j * d;
+            if (L->flat) {
+                vec_axpy(d, fabs(h * L->ah[i * s + j]), Ntj, zt);
+                continue;
+            }
+            const double c_ij = fabs(h * L->b[j] * L->a[j * s + i] / L->b[i]);
+            vec_axpy(d, c_ij, Kt + (size_t)j * d, yt);
+            const double bj = fabs(h * L->b[j]), ratio = fabs(L->a[j * s + i] / L->b[i]);
+            abs_mat_vec(d, d, L->st[j].U, 1, Ntj, L->v4);
+            vec_axpy(d, bj, L->v4, zt);
+            if (ratio != 0.0) {
+                abs_mat_vec(d, d, L->st[s - 1].U, 1, Ntj, L->v4);
+                vec_axpy(d, bj * ratio, L->v4, zt);
+            }
         }
         if (L->flat) {
             for (int c = 0; c < d; c++)
-                si[c] = wb_scale_or_one(row_size[c]);
+                si[c] = wb_scale_or_one(yt[c] + zt[c]);
             continue;
         }
-        /* r_i = S^T y - AdS z: the maps spread each row's terms */
-        const double *AdS = L->st[s - 1].AdS;
-        for (int c = 0; c < d; c++) {
-            double size = 0.0;
-            for (int j = 0; j < d; j++)
-                size += (fabs(L->S[j * d + c]) + fabs(AdS[c * d + j])) * row_size[j];
-            si[c] = wb_scale_or_one(size);
-        }
+        /* the maps spread each row's terms; both spread the sum of the
+         * sizes, which errs large, as the round-off of the s-stage sums
+         * does (measured: vertical_disc m = 1e12, s = 4, h = 0.01 stalls
+         * at 2e-14 of its stage-4 rows' terms with each map on its own part) */
+        for (int c = 0; c < d; c++)
+            yt[c] += zt[c];
+        abs_mat_vec(d, d, L->S, 1, yt, L->v3);
+        abs_mat_vec(d, d, L->st[s - 1].AdS, 0, yt, L->v4);
+        for (int c = 0; c < d; c++)
+            si[c] = wb_scale_or_one(L->v3[c] + L->v4[c]);
     }
-    double *sc = L->scale + (size_t)s * d;
+    /* constraint rows phi(G_i, eta): |A| |eta|; on the IIIA momenta
+     * (phi(G_i, vel(G_i, mu^i)) / h) also the round-off of mu^i's terms
+     * carried through the velocity map, |A Jxi^-1| (terms of mu^i) */
+    double *sc = L->scale + (size_t)s * d, *raw = L->phi;
     for (int b = 0; b < L->n_rows; b++) {
         const constraint_row *row = &L->rows[b];
         const stage *S = &L->st[row->stage];
@@ -438,8 +671,23 @@ void lobatto_row_scales(lobatto *L, const double *x)
             model_velocity(L, S->G, L->mu_row, L->eta_c);
             eta = L->eta_c;
         }
-        wb_constraint_row_scales(k, d, S->A, wb_scale_max_abs(d, eta),
-                                 row->on_momentum ? fabs(L->h) : 1.0, sc + (size_t)b * k);
+        const double eta_size = wb_scale_max_abs(d, eta);
+        for (int a = 0; a < k; a++) {
+            double size = 0.0;
+            for (int c = 0; c < d; c++)
+                size += fabs(S->A[(size_t)a * d + c]);
+            raw[a] = size * eta_size;
+        }
+        if (row->on_momentum) {
+            iiia_momentum_sizes(L, row->stage, Nt, zt, mt);
+            if (constraint_in_momenta(L, S->G, eta, S->A, W) == WB_OK)
+                for (int a = 0; a < k; a++)
+                    for (int e = 0; e < d; e++)
+                        raw[a] += fabs(W[(size_t)a * d + e]) * mt[e];
+        }
+        constraint_coordinate_sizes(L, row, eta, raw);
+        for (int a = 0; a < k; a++)
+            sc[(size_t)b * k + a] = wb_scale_or_one(row->on_momentum ? raw[a] / h : raw[a]);
     }
 }
 
