@@ -202,7 +202,7 @@ int vz_del_create(const wb_host *host, const wb_model *model, const vz_options *
         {&del->dmu, M * N + 1}, {&del->Ha, N * N}, {&del->r_shift, nx}, {&del->x_shift, nx},
         {&del->v1buf, N},   {&del->vtmp, 2 * N}, {&del->r_base, nx}, {&del->wmu, N},
         {&del->rhs_n, N},   {&del->unit_m, M + 1}, {&del->residual_scale, nx}, {&del->mass_weight, N}, {&del->mass_scale, N}, {&del->mass_row, N},
-        {&del->init_matrix, ni * ni}, {&del->init_copy, ni * ni + 2 * ni},
+        {&del->init_matrix, ni * ni}, {&del->init_copy, ni * ni + 3 * ni},
         {&del->init_rhs, ni}, {&del->q0m, N}, {&del->th0m, M + 1}, {&del->q0p, N},
         {&del->th0p, M + 1}, {&del->DPm, N * N}, {&del->DPp, N * N},
         {&del->r_minus, nx}, {&del->r_half_plus, nx}, {&del->r_half_minus, nx},
@@ -281,20 +281,67 @@ double vz_weighted_normal(const vz_del *del, const double *G, int a, int c)
     return sum;
 }
 
-/* x = A^-1 b (A: ni x ni, destroyed; b overwritten by x) with two rounds
- * of iterative refinement.  With W = M^-1 at masses far apart the
- * start-up system's rows span the mass ratio even in velocity units (the
- * nu columns are not scaled), and one elimination left the light point's
- * mu off by ~0.1 eps x the ratio: with m2 light, its velocity off by
- * 1.4e-5 at a ratio of 1e12 (7.7e-11 at 1e6) after the first step, whatever
- * tol and solver, the source of what 85f03f1 left open (issue 13).  Refined
- * (residuals in double): 3.2e-12 at 1e12, at most 1.1e-11 (at 1e6) from 1e4
- * to 1e12 (double_spherical_pendulum h = 3.5e-5, against RATTLE at h/10).
+/* x = A^-1 b (A: ni x ni, destroyed; b overwritten by x), equilibrated,
+ * with two rounds of iterative refinement.  With W = M^-1 at masses far
+ * apart the start-up system's rows span the mass ratio even in velocity
+ * units (the nu columns are not scaled), and one elimination left the
+ * light point's mu off by ~0.1 eps x the ratio: with m2 light, its
+ * velocity off by 1.4e-5 at a ratio of 1e12 (7.7e-11 at 1e6) after the
+ * first step, whatever tol and solver, the source of what 85f03f1 left
+ * open (issue 13).  Refined (residuals in double): 3.2e-12 at 1e12, at
+ * most 1.1e-11 (at 1e6) from 1e4 to 1e12 (double_spherical_pendulum
+ * h = 3.5e-5, against RATTLE at h/10); with the scaling below 7.6e-12 at
+ * 1e12, at most 1.2e-11 (at 1e8): the same floor.
+ *
+ * Refinement alone does not reach a system whose entries span 1e-16 ..
+ * 1e32 (heavy_top at m = 1e12: the director rows in velocity units carry
+ * G and B(q; v) with v = 2e14 into the nu columns, the gauge rows are
+ * 1e-12 .. 1e-16): there its corrections grew, and mu came out with a
+ * relative error of 4e-10 .. 9e-9 that every later step kept as an
+ * energy offset of that size (h = 5e-16 .. 5e-18).  So the columns of
+ * nu1, nu2 and the gauge rows, which the mass scaling leaves in their own
+ * units, are each scaled by a power of two (the scaling rounds nothing)
+ * to a largest entry in [1/2, 1) first: energy error 1e-15 there at every
+ * h.  The momentum rows and columns keep the velocity units: equilibrated
+ * too, the light point of double_spherical_pendulum at m2 = 1e12, h =
+ * 3.5e-9 came out off by 2.7e-4 of its velocity (the accuracy survey).
  * W = I keeps the single elimination, the paper's bits. */
+/* Rows and columns from `first` on scaled to a largest entry in [1/2, 1);
+ * column_scale (ni values) to multiply the solution by. */
+static void equilibrate(int ni, int first, double *A, double *b, double *column_scale)
+{
+    for (int r = first; r < ni; r++) {
+        double largest = 0.0;
+        for (int c = 0; c < ni; c++)
+            largest = fmax(largest, fabs(A[(size_t)r * ni + c]));
+        int exponent = 0;
+        if (largest > 0.0 && isfinite(largest))
+            frexp(largest, &exponent);
+        for (int c = 0; c < ni; c++)
+            A[(size_t)r * ni + c] = ldexp(A[(size_t)r * ni + c], -exponent);
+        b[r] = ldexp(b[r], -exponent);
+    }
+    for (int c = 0; c < ni; c++) {
+        int exponent = 0;
+        if (c >= first) {
+            double largest = 0.0;
+            for (int r = 0; r < ni; r++)
+                largest = fmax(largest, fabs(A[(size_t)r * ni + c]));
+            if (largest > 0.0 && isfinite(largest))
+                frexp(largest, &exponent);
+            for (int r = 0; r < ni; r++)
+                A[(size_t)r * ni + c] = ldexp(A[(size_t)r * ni + c], -exponent);
+        }
+        column_scale[c] = ldexp(1.0, -exponent);
+    }
+}
+
 static int solve_refined(vz_del *del, int ni, double *A, double *b)
 {
     const wb_host *host = del->host;
     double *A0 = del->init_copy, *b0 = A0 + (size_t)ni * ni, *correction = b0 + ni;
+    double *column_scale = correction + ni;
+    equilibrate(ni, 2 * del->n, A, b, column_scale);
     memcpy(A0, A, (size_t)ni * ni * sizeof(double));
     memcpy(b0, b, (size_t)ni * sizeof(double));
     int status = host->lu_factor(host, ni, A, del->init_pivots);
@@ -307,6 +354,8 @@ static int solve_refined(vz_del *del, int ni, double *A, double *b)
         if (status == WB_OK)
             vec_axpy(ni, 1.0, correction, b);
     }
+    for (int c = 0; c < ni; c++)
+        b[c] *= column_scale[c];
     return status;
 }
 
@@ -653,25 +702,30 @@ void vz_del_residual_scales(vz_del *del, double h, const double *q1, const doubl
     }
     momentum = wb_scale_or_one(momentum + multipliers);
     /* the momentum rows of coordinate i in that coordinate's own units:
-     * momentum x (its mass / the largest), velocity units times its mass */
+     * momentum x (its mass / the largest), velocity units times its mass,
+     * but never below the point's own momentum scale (its row of |M|
+     * times the velocities' scale): the heaviest point may be at rest
+     * (four_particles, m1 = 1e12), and then momentum x weight put the light
+     * rows' bound at 1e-11 of their own terms, below their round-off */
     const double *weight = del->mass_weight;
+    for (int i = 0; i < n; i++)
+        s[i] = s[n + i] = fmin(momentum, fmax(momentum * weight[i],
+                                              VZ_LIGHT_ROW_SLACK * velocity * del->mass_row[i]));
+    /* E2 = G W lambda+: each row the momenta it weighs, each in its own
+     * scale (the light coordinates may be the fast ones: heavy_top at
+     * m = 1e12 spins its directors at 2e14 while its heavy centre moves
+     * at 0.75, and momentum x weight put these rows' bound at 1e-5 of their
+     * terms, 1.7e14 in velocity units) */
     if (m > 0) {
         for (int a = 0; a < m; a++) {
             double row = 0.0;
             for (int i = 0; i < n; i++)
-                row += fabs(vz_weighted_normal(del, del->G2, a, i)) * weight[i];
-            s[dim + a] = wb_scale_or_one(row * momentum);
+                row += fabs(vz_weighted_normal(del, del->G2, a, i)) * s[i];
+            s[dim + a] = wb_scale_or_one(row);
         }
         wb_constraint_row_scales(m, n, del->G2, q_size, 1.0, s + dim + m + n);
         wb_constraint_row_scales(m, n, del->G2, velocity, 1.0, s + dim + 2 * m + n);
     }
-    /* ... but never below the point's own momentum scale (its row of |M|
-     * times the velocities' scale): the heaviest point may be at rest
-     * (four_particles, m1 = 1e12), and then momentum x weight put the light
-     * rows' bound at 1e-11 of their own terms, below their round-off */
-    for (int i = 0; i < n; i++)
-        s[i] = s[n + i] = fmin(momentum, fmax(momentum * weight[i],
-                                              VZ_LIGHT_ROW_SLACK * velocity * del->mass_row[i]));
     const double position = wb_scale_or_one(q_size + fabs(h) * wb_scale_max_abs(n, v1));
     for (int i = 0; i < n; i++)
         s[dim + m + i] = position;

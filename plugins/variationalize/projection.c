@@ -141,22 +141,28 @@ int vz_project(vz_projection *p, const double *qhat, double *q, double *theta,
             stats->linear_solves++;
         if (status != WB_OK)
             return status;
-        /* theta's update measured by what it moves q by, |W G^T|_a |dtheta_a|:
+        /* theta's update measured by what it moves q by, |W G^T dtheta|:
          * with constraints of sizes 1e12 apart (four_particles, l34 = 1e12:
          * its column of W G^T is 1e-12) a multiplier is known only to
          * eps |q| / |W G^T|_a, and its raw update (3e7 there) never settled
-         * while q's sat at round-off.  Both against q's own size. */
+         * while q's sat at round-off.  As one vector, not column by column:
+         * where columns cancel, a combination of multipliers is known only
+         * to eps |q| / |W G^T c| (heavy_top, W = M^-1: the external rows'
+         * d3 part against (|d3|^2 - 1)/2 leave W G^T c = d3 / (l m), 1e-13
+         * at m = 1e12; with W = I, d3 / l at l = 1e4), and the update of
+         * that combination (2e-3 of it, |W G^T|_a |dtheta_a| = 6e-4 while q
+         * moved by 1e-16) never settled either.  Both against q's own size. */
         if (!isfinite(vec_max_abs(k, p->r))) {
             host->error(host, "variationalize: the projection onto the constraints diverged");
             return WB_ERR_NONFINITE;
         }
-        double norm = vec_max_abs(n, p->r);
-        double scale = wb_scale_max_abs(n, qhat);
-        for (int a = 0; a < m; a++) {
+        double norm = vec_max_abs(n, p->r), scale = wb_scale_max_abs(n, qhat);
+        for (int i = 0; i < n; i++)
+            norm = fmax(norm, fabs(vec_dot(m, p->WGt + (size_t)i * m, p->r + n)));
+        for (int a = 0; a < m; a++) { /* the round-off of q + W G^T theta: its terms */
             double column = 0.0;
             for (int i = 0; i < n; i++)
                 column = fmax(column, fabs(p->WGt[i * m + a]));
-            norm = fmax(norm, column * fabs(p->r[n + a]));
             scale = fmax(scale, column * fabs(theta[a]));
         }
         vec_axpy(n, -1.0, p->r, q);

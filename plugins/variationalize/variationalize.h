@@ -218,7 +218,7 @@ struct vz_del {
     double *v1buf, *vtmp;     /* n each                                          */
     /* start-up solve: (2n + 2m)^2 system */
     double *init_matrix, *init_rhs;
-    double *init_copy;        /* ni^2 + 2 ni: the refinement's (W = M^-1)      */
+    double *init_copy;        /* ni^2 + 3 ni: the refinement's, column scales (W = M^-1) */
     int *init_pivots;
     vz_ends ends0;            /* at w0 (also Stage 4's ends at w1)             */
     double *q0m, *th0m, *q0p, *th0p, *DPm, *DPp; /* n, m, n, m, n x n, n x n  */
