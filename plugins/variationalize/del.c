@@ -632,6 +632,30 @@ static int extrapolated_column(vz_del *del, int j, double unit, double *J)
     return WB_OK;
 }
 
+/* A row's round-off floor is also that of the unknowns it is evaluated
+ * at: x_j known to eps |x_j| moves row i by eps sum_j |J_ij| |x_j|.
+ * Where that exceeds the size of the row's own terms (residual_scale) the
+ * row stalls above Newton's test, which then fails a step whose solution
+ * is as good as double precision gives: tethered_satellites l = 0.01,
+ * positions 20 with tethers 0.01, the momentum rows' terms 2.2 but each
+ * moving by |p| / l x eps |q| (the pull-backs' curvature): stalled at
+ * 3.3e-13 against a floor of 8.9e-13 (issue 13).  So each row's scale is
+ * raised to a quarter of sum_j |J_ij| |x_j| (Newton accepts a stalled row
+ * within 64 eps x its scale: 16 x that floor) where that is the larger;
+ * elsewhere (sum_j |J_ij| |x_j| within 4 x the row's terms, as for every
+ * model at its default parameters) nothing changes. */
+static void unknowns_round_off(vz_del *del, const double *x, const double *J)
+{
+    const int nx = del->nx;
+    for (int i = 0; i < nx; i++) {
+        double moved = 0.0;
+        for (int j = 0; j < nx; j++)
+            moved += fabs(J[(size_t)i * nx + j] * x[j]);
+        if (isfinite(moved))
+            del->residual_scale[i] = fmax(del->residual_scale[i], 0.25 * moved);
+    }
+}
+
 /* Newton's matrix at x: closed-form columns, then forward differences in
  * (q2, v2) (the residuals they evaluate leave the cached state stale). */
 static int del_jacobian(void *user, const double *x, double *J)
@@ -664,6 +688,7 @@ static int del_jacobian(void *user, const double *x, double *J)
         if (status != WB_OK)
             return status;
     }
+    unknowns_round_off(del, x, J);
     return WB_OK;
 }
 
