@@ -79,12 +79,8 @@ for _, meth in ipairs(methods) do meth.method = wb.method(meth.name, meth.option
 -- (its doc and README; c measured 0.3 .. 5.6 over 20 steps against
 -- RATTLE, tests/ggl/round_off_velocity.lua: 2 .. 3 at tol = 1e-16; 10 for
 -- the 80 steps at h/4).  EM-G has none since it finishes its steps with
--- G(q_m) M^-1 p_m = 0 (plugins/ggl/em.c).  variationalize.vi takes its
--- velocities from stage position increments, so their tangential part has
--- the same floor although G v = 0 holds (its README row; c measured 0.07 ..
--- 1.0 over 20 steps against RATTLE, tests/variationalize/round_off_floor.lua).
-local round_off_floor = {["classic.shake"] = 10, ["variationalize.vi"] = 10,
-                         ["variationalize.vi{solver=approximate}"] = 10}
+-- G(q_m) M^-1 p_m = 0 (plugins/ggl/em.c).
+local round_off_floor = {["classic.shake"] = 10}
 
 local max_abs = points.max_abs
 -- q and v of a state, one vector; p where the model has no velocity map
