@@ -475,15 +475,18 @@ ONE_CONSTRAINT_INLINE int equal_n(int n, const double *a, const double *b)
     return 1;
 }
 
-/* out = M^-1 x, as inverse_mass_times */
-ONE_CONSTRAINT_INLINE void inverse_mass_n(const rattle *r, int n, const double *q,
+/* out = M^-1 x, as inverse_mass_times; diagonal (a constant of the
+ * variant) when M^-1's diagonal was taken at create time: the step then
+ * has no branch to the model's solve, whose call would make the compiler
+ * reload from memory every value it had in registers past the join */
+ONE_CONSTRAINT_INLINE void inverse_mass_n(const rattle *r, int n, int diagonal, const double *q,
                                           const double *x, double *out)
 {
-    const double *minv = r->minv_diagonal;
-    if (!minv) {
+    if (!diagonal) {
         wb_mass_solve(r->model, q, x, out);
         return;
     }
+    const double *minv = r->minv_diagonal;
     for (int i = 0; i < n; i++)
         out[i] = minv[i] * x[i];
 }
@@ -507,7 +510,11 @@ ONE_CONSTRAINT_INLINE int newton_one(const rattle *r, int n, int combined, doubl
      * and a comparison is what fmin(1, scale) computes for one */
     const double row_tol = tol * (scale < 1.0 ? scale : 1.0);
     const int max_iter = r->newton_options.max_iter;
-    double x = *lambda, residual_before = INFINITY, g;
+    /* |g| <= row_tol is newton.c's |g| / row_tol <= 1 (a correctly rounded
+     * quotient is monotone and exact at 1): the quotient, whose division
+     * would hold up the update's on the step's critical path, is formed
+     * only where a converging step does not go */
+    double x = *lambda, g, g_before = INFINITY;
     for (int iterations = 0;; iterations++) {
         const double a = c * x;
         for (int i = 0; i < n; i++)
@@ -517,21 +524,21 @@ ONE_CONSTRAINT_INLINE int newton_one(const rattle *r, int n, int combined, doubl
             wb_holonomic_point(r->model, trial, grad1, &g, G1);
         else
             wb_constraints(r->model, trial, &g);
-        const double measure = fabs(g) / row_tol;
         if (!isfinite(g)) {
             host->error(host, "Newton: non-finite residual after %d iterations", iterations);
             return WB_ERR_NONFINITE;
         }
-        if (measure <= 1.0)
+        const double size = fabs(g);
+        if (size <= row_tol)
             break;
-        if (iterations > 0 && !(measure < 0.5 * residual_before) &&
-            fabs(g) <= 64.0 * DBL_EPSILON * scale) /* the round-off floor: see newton.c */
+        if (iterations > 0 && size <= 64.0 * DBL_EPSILON * scale && /* see newton.c */
+            !(size / row_tol < 0.5 * (g_before / row_tol)))
             break;
         if (iterations >= max_iter) {
             host->error(host, "Newton did not converge in %d iterations (residual %.3e, "
                         "%.3g times the tolerance of its row, tolerance %.3e, relative "
-                        "to the row's terms where they are below 1)", iterations, fabs(g),
-                        measure, tol);
+                        "to the row's terms where they are below 1)", iterations, size,
+                        size / row_tol, tol);
             return WB_ERR_NEWTON;
         }
         stats->jacobian_evals++;
@@ -554,7 +561,7 @@ ONE_CONSTRAINT_INLINE int newton_one(const rattle *r, int n, int combined, doubl
             return WB_ERR_NONFINITE;
         }
         x -= update;
-        residual_before = measure;
+        g_before = size;
         stats->newton_iterations++;
     }
     *lambda = x;
@@ -581,7 +588,8 @@ ONE_CONSTRAINT_INLINE int solve_one(const rattle *r, double S, double *mu)
     return WB_OK;
 }
 
-ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, double h,
+ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, int diagonal,
+                                              double h,
                                               const double *q0, const double *p0, double *q1,
                                               double *p1, wb_step_stats *stats,
                                               ONE_CONSTRAINT_ARRAYS)
@@ -594,7 +602,7 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, do
             wb_potential_gradient(r->model, q0, grad0);
             wb_constraint_jacobian(r->model, q0, G0);
         }
-        inverse_mass_n(r, n, q0, G0, W);
+        inverse_mass_n(r, n, diagonal, q0, G0, W);
         stats->function_evals++;
     }
     /* wb_constraint_row_scales with y_size = wb_scale_max_abs(q0); a
@@ -607,7 +615,7 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, do
     const double scale = wb_scale_or_one(row * size / 1.0);
     for (int i = 0; i < n; i++)
         tmp[i] = p0[i] - 0.5 * h * grad0[i];
-    inverse_mass_n(r, n, q0, tmp, drift);
+    inverse_mass_n(r, n, diagonal, q0, tmp, drift);
     for (int i = 0; i < n; i++)
         drift[i] = q0[i] + h * drift[i];
     double lambda = r->lambda[0];
@@ -629,7 +637,7 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, do
         wb_potential_gradient(r->model, trial, grad0);
         wb_constraint_jacobian(r->model, trial, G0);
     }
-    inverse_mass_n(r, n, trial, G0, W);
+    inverse_mass_n(r, n, diagonal, trial, G0, W);
     for (int i = 0; i < n; i++)
         cached_q[i] = trial[i];
     r->cache_valid = 1;
@@ -639,7 +647,7 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, do
     double mu = lambda;
     if (r->project_velocity) {
         stats->linear_solves++;
-        inverse_mass_n(r, n, trial, half, tmp);
+        inverse_mass_n(r, n, diagonal, trial, half, tmp);
         mu = (2.0 / h) * dot_n(n, G0, tmp);
         if ((status = solve_one(r, 1.0 * dot_n(n, G0, W), &mu)) != WB_OK)
             return status;
@@ -654,39 +662,52 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, do
 }
 
 /* step_one_constraint for n = 2, 3 and any n, with and without the
- * combined evaluation, each its own function (its own registers and stack
- * frame, not the general step's).  For n = 2, 3 the arrays that do not
- * outlive the step are the function's own (the compiler keeps those the
- * model never sees in registers); the cache (grad0, G0, W at cached_q) is
- * the instance's. */
-#define STEP_ONE_VARIANT(name, n_value, combined)                                              \
-    static __attribute__((noinline)) int name(rattle *r, double h, const double *q0,         \
-                                              const double *p0, double *q1, double *p1,     \
-                                              wb_step_stats *stats)                          \
-    {                                                                                        \
-        return step_one_constraint(r, n_value, combined, h, q0, p0, q1, p1, stats, r->grad0, \
-                                   r->G0, r->W, r->G1, r->drift, r->q1, r->half, r->tmp,    \
-                                   r->cached_q, r->grad1);                                   \
+ * combined evaluation and M^-1's diagonal, each its own function (its own
+ * registers and stack frame, not the general step's).  For n = 2, 3 the
+ * arrays that do not outlive the step are the function's own (the compiler
+ * keeps those the model never sees in registers); the cache (grad0, G0, W
+ * at cached_q) is the instance's. */
+#define STEP_ONE_ANY_N(name, combined, diagonal)                                                \
+    static __attribute__((noinline)) int name(rattle *r, double h, const double *q0,           \
+                                              const double *p0, double *q1, double *p1,       \
+                                              wb_step_stats *stats)                            \
+    {                                                                                          \
+        return step_one_constraint(r, r->n, combined, diagonal, h, q0, p0, q1, p1, stats,      \
+                                   r->grad0, r->G0, r->W, r->G1, r->drift, r->q1, r->half,     \
+                                   r->tmp, r->cached_q, r->grad1);                             \
     }
-#define STEP_ONE_SMALL(name, n_value, combined)                                                \
-    static __attribute__((noinline)) int name(rattle *r, double h, const double *q0,         \
-                                              const double *p0, double *q1, double *p1,     \
-                                              wb_step_stats *stats)                          \
-    {                                                                                        \
-        double G1[n_value], drift[n_value], trial[n_value], half[n_value], tmp[n_value],     \
-            grad1[n_value];                                                                  \
-        return step_one_constraint(r, n_value, combined, h, q0, p0, q1, p1, stats, r->grad0, \
-                                   r->G0, r->W, G1, drift, trial, half, tmp, r->cached_q,    \
-                                   grad1);                                                   \
+#define STEP_ONE_SMALL(name, n_value, combined, diagonal)                                       \
+    static __attribute__((noinline)) int name(rattle *r, double h, const double *q0,           \
+                                              const double *p0, double *q1, double *p1,       \
+                                              wb_step_stats *stats)                            \
+    {                                                                                          \
+        double G1[n_value], drift[n_value], trial[n_value], half[n_value], tmp[n_value],       \
+            grad1[n_value];                                                                    \
+        return step_one_constraint(r, n_value, combined, diagonal, h, q0, p0, q1, p1, stats,   \
+                                   r->grad0, r->G0, r->W, G1, drift, trial, half, tmp,         \
+                                   r->cached_q, grad1);                                        \
     }
-STEP_ONE_SMALL(step_one_2, 2, 0)
-STEP_ONE_SMALL(step_one_3, 3, 0)
-STEP_ONE_VARIANT(step_one_n, r->n, 0)
-STEP_ONE_SMALL(step_one_2_combined, 2, 1)
-STEP_ONE_SMALL(step_one_3_combined, 3, 1)
-STEP_ONE_VARIANT(step_one_n_combined, r->n, 1)
-#undef STEP_ONE_VARIANT
+/* [n = 2, 3, any][combined][diagonal] */
+#define STEP_ONE_FAMILY(suffix, combined, diagonal)                                             \
+    STEP_ONE_SMALL(step_one_2##suffix, 2, combined, diagonal)                                  \
+    STEP_ONE_SMALL(step_one_3##suffix, 3, combined, diagonal)                                  \
+    STEP_ONE_ANY_N(step_one_n##suffix, combined, diagonal)
+STEP_ONE_FAMILY(_separate_solve, 0, 0)
+STEP_ONE_FAMILY(_separate_diagonal, 0, 1)
+STEP_ONE_FAMILY(_combined_solve, 1, 0)
+STEP_ONE_FAMILY(_combined_diagonal, 1, 1)
+#undef STEP_ONE_FAMILY
+#undef STEP_ONE_ANY_N
 #undef STEP_ONE_SMALL
+
+static const rattle_step_fn step_one_variants[3][2][2] = {
+    {{step_one_2_separate_solve, step_one_2_separate_diagonal},
+     {step_one_2_combined_solve, step_one_2_combined_diagonal}},
+    {{step_one_3_separate_solve, step_one_3_separate_diagonal},
+     {step_one_3_combined_solve, step_one_3_combined_diagonal}},
+    {{step_one_n_separate_solve, step_one_n_separate_diagonal},
+     {step_one_n_combined_solve, step_one_n_combined_diagonal}},
+};
 
 /* The step for any m, dense or sparse. */
 static __attribute__((noinline)) int step_general(rattle *r, double h, const double *q0,
@@ -740,11 +761,8 @@ static rattle_step_fn choose_step(const rattle *r)
 {
     if (!r->one_constraint)
         return step_general;
-    if (r->combined)
-        return r->n == 2   ? step_one_2_combined
-               : r->n == 3 ? step_one_3_combined
-                           : step_one_n_combined;
-    return r->n == 2 ? step_one_2 : r->n == 3 ? step_one_3 : step_one_n;
+    const int size_class = r->n == 2 ? 0 : r->n == 3 ? 1 : 2;
+    return step_one_variants[size_class][r->combined != 0][r->minv_diagonal != NULL];
 }
 
 static int step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
