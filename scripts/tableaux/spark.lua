@@ -60,7 +60,7 @@ for _, name in ipairs{"spherical_pendulum", "double_spherical_pendulum"} do
     if s == 3 then
       wb.plot{file = "plots/tableaux/spark_energy_" .. name .. ".png",
               title = name .. ", spark s = 3, h = 0.01: relative energy error",
-              xlabel = "t", ylabel = "(E - E0)/|E0|", series = {{x = sol.t, y = e, title = "s = 3"}}}
+              xlabel = "t", ylabel = "(E - E0) / sol.energy_scale", series = {{x = sol.t, y = e, title = "s = 3"}}}
     end
   end
   wb.plot{file = "plots/tableaux/spark_orders_" .. name .. ".png", logscale = "xy",

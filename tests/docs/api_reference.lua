@@ -48,3 +48,27 @@ count = count + public(sweep_methods, "T", ":")
 wb.check(#missing == 0, string.format("every public name (%d) has an entry in %s", count,
                                       path:match("[^/]+/[^/]+$")),
          #missing > 0 and ("missing: " .. table.concat(missing, ", ")) or nil)
+
+-- Every field an object answers (the keys its C __index compares, e.g.
+-- strcmp(key, "energy_scale")) is named as `field` in its object's section.
+local sources = arg[2]
+local sections = {lua_model = "Models", lua_method = "Methods", lua_solution = "Solutions",
+                  lua_tableau = "Tableaux"}
+local undocumented = {}
+local fields = 0
+for file, heading in pairs(sections) do
+  local src = assert(io.open(sources .. "/" .. file .. ".c", "r"))
+  local code = src:read("a")
+  src:close()
+  local section = text:match("\n## " .. heading .. "\n(.-)\n## ")
+  wb.check(section ~= nil, "docs/lua-api.md has a section '## " .. heading .. "'")
+  for key in code:gmatch('strcmp%(key, "([%w_]+)"%)') do
+    fields = fields + 1
+    if section and not section:find("`" .. key .. "`", 1, true) then
+      undocumented[#undocumented + 1] = heading .. ": " .. key
+    end
+  end
+end
+table.sort(undocumented)
+wb.check(#undocumented == 0, string.format("every object field (%d) is named in its section", fields),
+         #undocumented > 0 and ("undocumented: " .. table.concat(undocumented, ", ")) or nil)
