@@ -19,11 +19,12 @@
 #include <link.h>
 #include <sys/stat.h>
 
-static int static_refused, probe_refused, loaded;
+static int tried, static_refused, probe_refused, loaded;
 
 static void try_file(const char *path, const unsigned char *data, size_t size)
 {
     fuzz_trying(data, size);
+    tried++;
     plugin_file_info info;
     host_clear_error();
     if (plugin_file_check(path, &info) != 0) {
@@ -114,11 +115,12 @@ static size_t mutate(fuzz_rng *r, unsigned char *buf, size_t size, const hot_spa
     return size;
 }
 
-static void replay_corpus(const char *dir, const char *work)
+/* The corpus files tried, or -1 when one could not be copied to WORK. */
+static int replay_corpus(const char *dir, const char *work)
 {
     DIR *d = opendir(dir);
     if (!d)
-        return;
+        return 0;
     struct dirent *e;
     int n = 0;
     static unsigned char buf[1 << 22];
@@ -133,12 +135,17 @@ static void replay_corpus(const char *dir, const char *work)
         size_t size = fread(buf, 1, sizeof buf, f);
         fclose(f);
         snprintf(copy, sizeof copy, "%s/corpus-%d.so", work, n++);
-        if (write_file(copy, buf, size) == 0)
-            try_file(copy, buf, size);
+        if (write_file(copy, buf, size) != 0) {
+            perror(copy);
+            closedir(d);
+            return -1;
+        }
+        try_file(copy, buf, size);
         unlink(copy);
     }
     closedir(d);
     printf("corpus: %d regression inputs replayed\n", n);
+    return n;
 }
 
 int main(int argc, char **argv)
@@ -163,8 +170,9 @@ int main(int argc, char **argv)
     size_t seed_size = fread(seed, 1, sizeof seed, f);
     fclose(f);
     hot_spans hot = find_spans(seed, seed_size);
-    if (argc > 6)
-        replay_corpus(argv[6], argv[4]);
+    int replayed = argc > 6 ? replay_corpus(argv[6], argv[4]) : 0;
+    if (replayed < 0)
+        return 2;
     double start = fuzz_seconds();
     long mutants = 0;
     while (fuzz_seconds() - start < budget) {
@@ -181,8 +189,14 @@ int main(int argc, char **argv)
         try_file(path, buf, size);
         unlink(path);
     }
-    printf("plugin mutants: %ld tried, %d refused by the file checks, %d refused by the probe "
-           "or validation, %d loaded\n", mutants, static_refused, probe_refused, loaded);
+    printf("plugin files: %d tried (%d from the corpus, %ld mutants), %d refused by the file "
+           "checks, %d refused by the probe or validation, %d loaded\n", tried, replayed, mutants,
+           static_refused, probe_refused, loaded);
     printf("crashes: 0 (seed %s, %.1f s)\n", argv[2], fuzz_seconds() - start);
+    /* every file tried ended one of the three ways, once */
+    if (tried != replayed + mutants || static_refused + probe_refused + loaded != tried) {
+        fprintf(stderr, "plugin_fuzz: the counts do not add up\n");
+        return 1;
+    }
     return 0;
 }

@@ -39,7 +39,7 @@ run tableau "$build/tests/fuzz/tableau_fuzz" "$seconds" "$seed" "$out" "$here/co
 grep -E "^(tableau files|expressions):" "$out/tableau.txt"
 WORKBENCH_CACHE_DIR= WORKBENCH_PROBE_TIMEOUT=5 run plugins "$build/tests/fuzz/plugin_fuzz" \
     "$seconds" "$seed" "$build/models/pendulum.so" "$out" "$out" "$here/corpus/plugins"
-grep "^plugin mutants:" "$out/plugins.txt"
+grep "^plugin files:" "$out/plugins.txt"
 run api "$exe" --output-dir "$out/api" "$here/api_fuzz.lua" "$seconds" "$seed"
 grep "API fuzz:" "$out/api.txt" | sed 's/^ *ok *//'
 run regressions "$exe" --output-dir "$out/regressions" "$here/regressions.lua"

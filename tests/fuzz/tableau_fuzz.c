@@ -34,35 +34,47 @@ static const char *const tokens[] = {
     "b\n", "c\n", "a2\n", "b2\n", "c2\n", "0x", "nan", "inf", "9999999999999999999999",
     "((((((((((", "))))))))))", "\0", "\xff", "1/0", "-(-(-(", "2^2^2^2^2"};
 
-static int accepted, refused, wrong;
+static int tried, accepted, refused, wrong;
+
+/* One accepted tableau's defects: a stage count out of range, a non-finite
+ * entry. */
+static int accepted_defects(const wb_tableau *t)
+{
+    int s = t->s, pair = t->a2 != NULL, defects = 0;
+    if (s < 1 || s > TABLEAU_MAX_STAGES) {
+        fprintf(stderr, "accepted a tableau of %d stages\n", s);
+        return 1;
+    }
+    for (int i = 0; i < s * s; i++)
+        defects += !isfinite(t->a[i]) || (pair && !isfinite(t->a2[i]));
+    for (int i = 0; i < s; i++)
+        defects += !isfinite(t->b[i]) || !isfinite(t->c[i]);
+    return defects;
+}
 
 static void check_one(const unsigned char *data, size_t size)
 {
     char warning[512];
     fuzz_trying(data, size);
+    tried++;
     host_clear_error();
     const wb_tableau *t = tableau_parse_text((const char *)data, size, "fuzz", warning,
                                              sizeof warning);
     if (!t) {
-        refused++;
-        if (!host_has_error() || !strstr(host_last_error(), "tableau")) {
-            wrong++;
-            fprintf(stderr, "refused without a tableau message: %s\n", host_last_error());
+        if (host_has_error() && strstr(host_last_error(), "tableau")) {
+            refused++;
+            return;
         }
+        wrong++;
+        fprintf(stderr, "refused without a tableau message: %s\n", host_last_error());
+        return;
+    }
+    if (accepted_defects(t) > 0) { /* a wrong file counts once */
+        wrong++;
+        tableau_release(t);
         return;
     }
     accepted++;
-    int s = t->s, pair = t->a2 != NULL;
-    if (s < 1 || s > TABLEAU_MAX_STAGES) {
-        wrong++;
-        fprintf(stderr, "accepted a tableau of %d stages\n", s);
-    }
-    for (int i = 0; i < s * s; i++)
-        if (!isfinite(t->a[i]) || (pair && !isfinite(t->a2[i])))
-            wrong++;
-    for (int i = 0; i < s; i++)
-        if (!isfinite(t->b[i]) || !isfinite(t->c[i]))
-            wrong++;
     double re, im;
     tableau_stability(t, -1.0, 0.5, &re, &im);
     (void)tableau_defect_B(t, 3), (void)tableau_defect_C(t, 3), (void)tableau_defect_D(t, 3);
@@ -237,11 +249,12 @@ static void check_expression(fuzz_rng *r)
     }
 }
 
-static void replay_corpus(const char *dir)
+/* The corpus files tried. */
+static int replay_corpus(const char *dir)
 {
     DIR *d = opendir(dir);
     if (!d)
-        return;
+        return 0;
     struct dirent *e;
     int n = 0;
     while ((e = readdir(d))) {
@@ -260,6 +273,7 @@ static void replay_corpus(const char *dir)
     }
     closedir(d);
     printf("corpus: %d regression inputs replayed\n", n);
+    return n;
 }
 
 int main(int argc, char **argv)
@@ -273,8 +287,7 @@ int main(int argc, char **argv)
     char rescue[4096];
     snprintf(rescue, sizeof rescue, "%s/crash-%s.tab", argv[3], argv[2]);
     fuzz_install_rescue(rescue);
-    if (argc > 4)
-        replay_corpus(argv[4]);
+    int replayed = argc > 4 ? replay_corpus(argv[4]) : 0;
     static unsigned char buf[1 << 16];
     double start = fuzz_seconds();
     long files = 0;
@@ -288,12 +301,18 @@ int main(int argc, char **argv)
             check_expression(&r);
         }
     }
-    printf("tableau files: %ld mutants, %d accepted, %d refused cleanly, %d wrong\n", files,
-           accepted, refused, wrong);
+    printf("tableau files: %d tried (%d from the corpus, %ld mutants), %d accepted, %d refused "
+           "cleanly, %d wrong\n", tried, replayed, files, accepted, refused, wrong);
     printf("expressions: %d generated, %d evaluated to their value bit for bit, %d refused "
            "for their reason (division by zero, not finite, too deep or long), %d wrong\n",
            expressions, expressions_exact, expressions_refused, expressions_wrong);
     printf("crashes: 0 (seed %s, %.1f s)\n", argv[2], fuzz_seconds() - start);
     tableau_release_all();
-    return wrong || expressions_wrong ? 1 : 0;
+    /* every file tried was accepted, refused cleanly or wrong, once; every
+     * expression evaluated, refused or wrong */
+    int counts_add_up = tried == replayed + files && accepted + refused + wrong == tried &&
+                        expressions_exact + expressions_refused + expressions_wrong == expressions;
+    if (!counts_add_up)
+        fprintf(stderr, "tableau_fuzz: the counts do not add up\n");
+    return wrong || expressions_wrong || !counts_add_up ? 1 : 0;
 }
