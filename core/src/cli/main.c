@@ -459,9 +459,9 @@ static int command_list(void)
     return 0;
 }
 
-/* One OPTION=VALUE of `info METHOD`: a number for the numeric options,
- * true/false for a boolean, the text otherwise (a tableau by name). */
-static int set_info_option(method_config *cfg, const char *text)
+/* One OPTION=VALUE of a command line (info, check-method), read by the
+ * option's type: the option's index, or -1 with the message. */
+static int set_option_argument(method_config *cfg, const char *text)
 {
     const char *eq = strchr(text, '=');
     if (!eq || eq == text) {
@@ -470,29 +470,10 @@ static int set_info_option(method_config *cfg, const char *text)
     }
     char key[128];
     snprintf(key, sizeof key, "%.*s", (int)(eq - text), text);
-    const char *value = eq + 1;
     int index = method_config_find(cfg, key);
-    if (index < 0)
+    if (index < 0 || method_config_set_text(cfg, index, eq + 1) != 0)
         return -1;
-    const int type = descriptor_option(cfg->method, (uint32_t)index)->type;
-    if (type == WB_OPT_NUMBER || type == WB_OPT_INTEGER) {
-        char *end;
-        double number = strtod(value, &end);
-        if (end == value || *end) {
-            host_error("option '%s' expects a number, got '%s'", key, value);
-            return -1;
-        }
-        return method_config_set_number(cfg, index, number);
-    }
-    if (type == WB_OPT_BOOLEAN) {
-        int truth = strcmp(value, "true") == 0 || strcmp(value, "1") == 0;
-        if (!truth && strcmp(value, "false") != 0 && strcmp(value, "0") != 0) {
-            host_error("option '%s' expects true or false, got '%s'", key, value);
-            return -1;
-        }
-        return method_config_set_boolean(cfg, index, truth);
-    }
-    return method_config_set_string(cfg, index, value);
+    return index;
 }
 
 /* The order and properties the method claims at the given options (its
@@ -507,7 +488,7 @@ static int print_claims(const plugin *fam, const wb_method *m, int n_options,
     }
     int status = 0;
     for (int i = 0; i < n_options && status == 0; i++)
-        status = set_info_option(cfg, options[i]);
+        status = set_option_argument(cfg, options[i]) < 0 ? -1 : 0;
     if (status == 0)
         status = method_config_validate(cfg);
     if (status != 0) {
@@ -627,21 +608,6 @@ static int has_suffix(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* A number on the command line: a whole decimal number and nothing else
- * ("9.81", "-2", "1e-8"); never "", "abc", "9.81junk", "0x10", "inf". */
-static int parse_number(const char *text, double *out)
-{
-    if (!*text || strspn(text, "0123456789+-.eE") != strlen(text))
-        return -1;
-    char *end = NULL;
-    errno = 0;
-    double x = strtod(text, &end);
-    if (end == text || *end || errno == ERANGE || !isfinite(x))
-        return -1;
-    *out = x;
-    return 0;
-}
-
 /* check one model with PARAM=VALUE arguments; 0 passed, 1 failed, 2 usage */
 static int check_one_model(const plugin *p, int argc, char **argv, double tol)
 {
@@ -665,7 +631,7 @@ static int check_one_model(const plugin *p, int argc, char **argv, double tol)
             free(params);
             return 2;
         }
-        if (parse_number(eq + 1, &params[i]) != 0) {
+        if (host_parse_number(eq + 1, &params[i]) != 0) {
             fprintf(stderr, "workbench: check-model: parameter '%s' needs a number, got "
                             "'%s'\n", descriptor_param(c, i)->name, eq + 1);
             free(params);
@@ -703,7 +669,7 @@ static int command_check_model(int argc, char **argv)
     int n = 0;
     for (int a = 0; a < argc; a++) {
         if (strcmp(argv[a], "--tol") == 0) {
-            if (a + 1 >= argc || parse_number(argv[a + 1], &tol) != 0 || !(tol > 0)) {
+            if (a + 1 >= argc || host_parse_number(argv[a + 1], &tol) != 0 || !(tol > 0)) {
                 fprintf(stderr, "workbench: check-model: --tol needs a positive number, got "
                                 "'%s'\n", a + 1 < argc ? argv[a + 1] : "");
                 return 2;
@@ -801,14 +767,107 @@ static const char check_method_usage[] =
 
 static int parse_positive(const char *flag, const char *text, double *out)
 {
-    char *end = NULL;
-    double x = text ? strtod(text, &end) : 0;
-    if (!text || end == text || *end || !(x > 0)) {
-        fprintf(stderr, "workbench: check-method: %s needs a positive number\n", flag);
+    double x;
+    if (!text || host_parse_number(text, &x) != 0 || !(x > 0)) {
+        if (text)
+            host_error("%s needs a positive number, got '%s'", flag, text);
+        else
+            host_error("%s needs a positive number after it", flag);
         return -1;
     }
     *out = x;
     return 0;
+}
+
+/* OPTION=VALUE into the options table at `options`, as the option's type
+ * reads it: the number, the boolean or the text. */
+static int push_option_argument(lua_State *L, method_config *cfg, int options,
+                                const char *text)
+{
+    int index = set_option_argument(cfg, text);
+    if (index < 0)
+        return -1;
+    const char *eq = strchr(text, '=');
+    lua_pushlstring(L, text, (size_t)(eq - text));
+    switch (descriptor_option(cfg->method, (uint32_t)index)->type) {
+    case WB_OPT_NUMBER:
+    case WB_OPT_INTEGER:
+        lua_pushnumber(L, cfg->values[index].number);
+        break;
+    case WB_OPT_BOOLEAN:
+        lua_pushboolean(L, cfg->values[index].number != 0);
+        break;
+    default:
+        lua_pushstring(L, eq + 1);
+    }
+    lua_settable(L, options);
+    return 0;
+}
+
+/* check-method's arguments as the spec of wb.check_method, pushed on L.
+ * The method, every option and every model are read and looked up here,
+ * so that a refusal of them is one line with its reason: 0, 2 after the
+ * usage, or -1 with the message in host_last_error(). */
+static int push_check_method_spec(lua_State *L, int argc, char **argv)
+{
+    const plugin *family;
+    const wb_method *m = plugins_find_method(argv[0], &family);
+    method_config *cfg = m ? method_config_create(family, m) : NULL;
+    if (!cfg)
+        return -1;
+    lua_newtable(L); /* the spec */
+    int spec = lua_gettop(L);
+    lua_newtable(L);
+    int options = lua_gettop(L);
+    lua_newtable(L);
+    int models = lua_gettop(L);
+    int n_models = 0, status = 0;
+    lua_pushstring(L, argv[0]);
+    lua_setfield(L, spec, "method");
+    for (int a = 1; a < argc && status == 0; a++) {
+        double x = 0;
+        if (strcmp(argv[a], "--quick") == 0) {
+            lua_pushboolean(L, 1);
+            lua_setfield(L, spec, "quick");
+        } else if (strcmp(argv[a], "--model") == 0 && a + 1 < argc) {
+            if (!plugins_find_model(argv[++a]))
+                status = -1;
+            lua_pushstring(L, argv[a]);
+            lua_rawseti(L, models, ++n_models);
+        } else if (strcmp(argv[a], "--tol") == 0 || strcmp(argv[a], "--symplectic-tol") == 0) {
+            const char *flag = argv[a];
+            status = parse_positive(flag, a + 1 < argc ? argv[++a] : NULL, &x);
+            lua_pushnumber(L, x);
+            lua_setfield(L, spec, flag[2] == 't' ? "tol" : "symplectic_tol");
+        } else if (argv[a][0] != '-' && strchr(argv[a], '=')) {
+            status = push_option_argument(L, cfg, options, argv[a]);
+        } else {
+            fprintf(stderr, "workbench: check-method: unknown argument '%s'\n\n%s", argv[a],
+                    check_method_usage);
+            status = 2;
+        }
+    }
+    if (status == 0 && method_config_validate(cfg) != 0)
+        status = -1;
+    method_config_destroy(cfg);
+    if (n_models > 0) {
+        lua_pushvalue(L, models);
+        lua_setfield(L, spec, "models");
+    }
+    lua_pushvalue(L, options);
+    lua_setfield(L, spec, "options");
+    lua_settop(L, spec);
+    return status;
+}
+
+/* An error of wb.check_method as it is: the CLI calls no user code, and
+ * the input was refused before the call, so what reaches here is the
+ * checker's own error with the line it was raised at. */
+static int plain_message(lua_State *L)
+{
+    if (!lua_tostring(L, 1))
+        lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    return 1;
 }
 
 static int command_check_method(int argc, char **argv)
@@ -820,68 +879,22 @@ static int command_check_method(int argc, char **argv)
     lua_State *L = new_state();
     if (!L)
         return 1;
-    lua_pushcfunction(L, traceback);
+    lua_pushcfunction(L, plain_message);
     lua_getglobal(L, "wb");
-    lua_getfield(L, -1, "check_method");
+    lua_getfield(L, -1, "_check_method");
     lua_remove(L, -2);
-    lua_newtable(L); /* the spec */
-    int spec = lua_gettop(L);
-    lua_newtable(L);
-    int options = lua_gettop(L);
-    lua_newtable(L);
-    int models = lua_gettop(L);
-    int n_models = 0, usage = 0;
-    lua_pushstring(L, argv[0]);
-    lua_setfield(L, spec, "method");
-    for (int a = 1; a < argc && !usage; a++) {
-        double x;
-        if (strcmp(argv[a], "--quick") == 0) {
-            lua_pushboolean(L, 1);
-            lua_setfield(L, spec, "quick");
-        } else if (strcmp(argv[a], "--model") == 0 && a + 1 < argc) {
-            lua_pushstring(L, argv[++a]);
-            lua_rawseti(L, models, ++n_models);
-        } else if (strcmp(argv[a], "--tol") == 0 || strcmp(argv[a], "--symplectic-tol") == 0) {
-            const char *flag = argv[a];
-            if (parse_positive(flag, a + 1 < argc ? argv[++a] : NULL, &x) != 0) {
-                usage = 1;
-                break;
-            }
-            lua_pushnumber(L, x);
-            lua_setfield(L, spec, flag[2] == 't' ? "tol" : "symplectic_tol");
-        } else if (argv[a][0] != '-' && strchr(argv[a], '=')) {
-            char *eq = strchr(argv[a], '=');
-            lua_pushlstring(L, argv[a], (size_t)(eq - argv[a]));
-            char *end = NULL;
-            double value = strtod(eq + 1, &end);
-            if (eq[1] && end && !*end)
-                lua_pushnumber(L, value);
-            else if (strcmp(eq + 1, "true") == 0 || strcmp(eq + 1, "false") == 0)
-                lua_pushboolean(L, eq[1] == 't');
-            else
-                lua_pushstring(L, eq + 1);
-            lua_settable(L, options);
-        } else {
-            fprintf(stderr, "workbench: check-method: unknown argument '%s'\n\n%s", argv[a],
-                    check_method_usage);
-            usage = 1;
-        }
-    }
-    if (usage) {
+    host_clear_error();
+    int status = push_check_method_spec(L, argc, argv);
+    if (status != 0) {
+        if (status < 0)
+            fprintf(stderr, "workbench: check-method: %s\n", host_last_error());
         lua_close(L);
         return 2;
     }
-    if (n_models > 0) {
-        lua_pushvalue(L, models);
-        lua_setfield(L, spec, "models");
-    }
-    lua_pushvalue(L, options);
-    lua_setfield(L, spec, "options");
-    lua_settop(L, spec);
-    int status = lua_pcall(L, 1, 1, 1);
+    status = lua_pcall(L, 1, 1, 1);
     int result = 0;
     if (status != LUA_OK) {
-        fprintf(stderr, "workbench: %s\n", lua_tostring(L, -1));
+        fprintf(stderr, "workbench: check-method: %s\n", lua_tostring(L, -1));
         result = 1;
     } else {
         lua_getfield(L, -1, "failures");

@@ -2,6 +2,8 @@
 #include "host/host.h"
 #include "host/tableau.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +64,19 @@ host_number_text host_number(double x)
     if (strtod(out.text, NULL) != x && x == x)
         snprintf(out.text, sizeof out.text, "%.17g", x);
     return out;
+}
+
+int host_parse_number(const char *text, double *out)
+{
+    if (!*text || strspn(text, "0123456789+-.eE") != strlen(text))
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    double x = strtod(text, &end);
+    if (end == text || *end || errno == ERANGE || !isfinite(x))
+        return -1;
+    *out = x;
+    return 0;
 }
 
 void host_set_log_level(int level)

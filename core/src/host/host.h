@@ -23,6 +23,10 @@ typedef struct host_number_text {
     char text[32];
 } host_number_text;
 host_number_text host_number(double x);
+/* A number as a user types it: a whole finite decimal number and nothing
+ * else ("9.81", "-2", "1e-8"); never "", "abc", "9.81junk", "0x10", "inf",
+ * "1e999".  0, or -1 leaving *out alone. */
+int host_parse_number(const char *text, double *out);
 
 /* Verbosity of wb_host.log: messages below this level are dropped. */
 void host_set_log_level(int level);

@@ -601,14 +601,26 @@ function wb.check_method(spec)
   local update, clear = function() end, function() end
   local say = spec.print == false and function() end
               or function(...) clear() io.write(format(...)) io.flush() end
-  local models = {}
+  -- every installed model the method applies to; a model named in
+  -- spec.models that it does not apply to is reported, never dropped
+  local models, not_applicable = {}, {}
   for _, name in ipairs(spec.models or wb.list_models()) do
     local m = type(name) == "string" and wb.model(name) or name
-    local applies = method:applies_to(m)
+    local applies, why = method:applies_to(m)
     if applies then
-      local ok, q = pcall(m.initial, m)
-      if ok then models[#models + 1] = m end
+      local ok, err = pcall(m.initial, m)
+      if ok then models[#models + 1] = m else why = "no initial state: " .. tostring(err) end
+      applies = ok
     end
+    if not applies and spec.models then
+      not_applicable[#not_applicable + 1] = {model = m.name, reason = why}
+    end
+  end
+  if spec.models and #models == 0 then
+    local reasons = {}
+    for _, s in ipairs(not_applicable) do reasons[#reasons + 1] = s.reason end
+    error(format("%s applies to none of the models given: %s", method.name,
+                 table.concat(reasons, "; ")), level)
   end
   local claims = {}
   for k, v in pairs(method.properties) do if v then claims[#claims + 1] = k end end
@@ -619,6 +631,10 @@ function wb.check_method(spec)
       "measured", "verdict")
   local result = {method = method.name, rows = {}, failures = 0, checked = 0, models = {},
                   skipped = {}}
+  for _, s in ipairs(not_applicable) do
+    result.skipped[#result.skipped + 1] = s
+    say("  %-26s %-10s not applicable: %s\n", s.model, "-", s.reason)
+  end
   update, clear = wb._progress("check-method " .. method.name, #models, spec.progress)
   for index, m in ipairs(models) do
     update(index, m.name)
@@ -653,7 +669,7 @@ function wb.check_method(spec)
   end
   clear()
   say("%s: %d claim(s) checked on %d model(s), %d failed\n", method.name, result.checked,
-      #models - #result.skipped, result.failures)
+      #models + #not_applicable - #result.skipped, result.failures)
   return result
 end
 

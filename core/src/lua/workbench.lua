@@ -975,6 +975,9 @@ local function at_user_line(f)
   end
 end
 
+-- `workbench check-method` calls the checker itself: no script to point at,
+-- and its own errors keep the line they were raised at
+wb._check_method = wb.check_method
 for _, name in ipairs{"order", "print_order", "work_precision", "print_work_precision", "plot",
                       "read_table", "print_table", "check_method", "read_results"} do
   if wb[name] then wb[name] = at_user_line(wb[name]) end

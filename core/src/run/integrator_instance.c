@@ -166,7 +166,7 @@ static const char *type_name(int type)
     switch (type) {
     case WB_OPT_NUMBER: return "a number";
     case WB_OPT_INTEGER: return "an integer";
-    case WB_OPT_BOOLEAN: return "a boolean";
+    case WB_OPT_BOOLEAN: return "a boolean (true or false)";
     case WB_OPT_CHOICE: return "one of its choices (a string)";
     case WB_OPT_TABLEAU: return "a tableau (object or name)";
     case WB_OPT_STRING: return "a string";
@@ -285,6 +285,26 @@ int method_config_set_tableau(method_config *cfg, int index, const wb_tableau *t
     cfg->values[index].string = t->name;
     cfg->given[index] = 1;
     return 0;
+}
+
+int method_config_set_text(method_config *cfg, int index, const char *text)
+{
+    const wb_option_spec *o = option_spec(cfg, index);
+    char got[160];
+    snprintf(got, sizeof got, "'%s'", text);
+    if (o->type == WB_OPT_NUMBER || o->type == WB_OPT_INTEGER) {
+        double number;
+        if (host_parse_number(text, &number) != 0)
+            return wrong_type(cfg, index, got);
+        return method_config_set_number(cfg, index, number);
+    }
+    if (o->type == WB_OPT_BOOLEAN) {
+        int truth = strcmp(text, "true") == 0 || strcmp(text, "1") == 0;
+        if (!truth && strcmp(text, "false") != 0 && strcmp(text, "0") != 0)
+            return wrong_type(cfg, index, got);
+        return method_config_set_boolean(cfg, index, truth);
+    }
+    return method_config_set_string(cfg, index, text);
 }
 
 /* wb_method.complete_options on a copy of the values in the plugin's

@@ -28,6 +28,11 @@ int method_config_set_number(method_config *cfg, int index, double value);
 int method_config_set_boolean(method_config *cfg, int index, int value);
 int method_config_set_string(method_config *cfg, int index, const char *value);
 int method_config_set_tableau(method_config *cfg, int index, const wb_tableau *t);
+/* OPTION=VALUE's text from a command line, read by the option's type: a
+ * decimal number (host_parse_number) for a numeric option, true/false (or
+ * 1/0) for a boolean, the text itself otherwise; errors name the option
+ * and the text. */
+int method_config_set_text(method_config *cfg, int index, const char *text);
 /* The options the user did not give completed from those given
  * (wb_method.complete_options), then the method's own check of the option
  * set as a whole (wb_method.validate); 0 when it accepts, else -1 with the
