@@ -104,12 +104,15 @@ enum { OPT_THETA = OPT_COMMON, OPT_CONSTRAINT, OPT_VARTHETA };
 static const wb_option_spec vi_theta_options[] = {
     COMMON_OPTIONS,
     {"theta", WB_OPT_NUMBER, 0.5, 0.0, 1.0, NULL, NULL,
-     "L, G and grad V at q^{n+theta} = (1 - theta) q^n + theta q^{n+1}"},
+     "L, G and grad V at q^{n+theta} = (1 - theta) q^n + theta q^{n+1}; 0 < theta < 1 with "
+     "constraint = 'intermediate' (at 0 and 1 its Newton matrix is singular), 0 <= theta <= 1 "
+     "with 'trapezoidal'"},
     {"constraint", WB_OPT_CHOICE, 0, 0, 0, "intermediate", "intermediate|trapezoidal",
      "g_d: g(q^{n+theta}) (option A, eq. 79) or (1 - vartheta) g(q^n) + vartheta g(q^{n+1}) "
      "(option B, eq. 82)"},
     {"vartheta", WB_OPT_NUMBER, 0.5, 0.0, 1.0, NULL, NULL,
-     "weight of g(q^{n+1}) in the trapezoidal constraint (option B only)"},
+     "weight of g(q^{n+1}) in the trapezoidal constraint: 0 < vartheta < 1 with constraint = "
+     "'trapezoidal' (at 0 and 1 its Newton matrix is singular); unused with 'intermediate'"},
 };
 
 static int is_trapezoidal(const wb_option_value *opts)
@@ -151,32 +154,37 @@ static int refuse_singular(const wb_host *host, double theta, int trapezoidal, d
 {
     if (!trapezoidal && (theta == 0.0 || theta == 1.0)) {
         if (theta == 0.0)
-            host->error(host, "vi_theta: theta = 0 with constraint = 'intermediate' imposes "
-                        "g(q^{n+theta}) = g(q^n), which does not depend on the unknowns: the "
-                        "rows of R4 in the Newton matrix are zero and it is singular (the "
-                        "paper's option A needs theta in (0, 1)); use theta = 1/2 (VI-A)");
+            host->error(host, "vi_theta: theta = 0 is refused with constraint = "
+                        "'intermediate', which accepts 0 < theta < 1; theta = 0 and 1 need "
+                        "constraint = 'trapezoidal': g(q^{n+theta}) = g(q^n) does not depend "
+                        "on the unknowns, so the rows of R4 in the Newton matrix are zero and "
+                        "it is singular (the paper's option A needs theta in (0, 1)); VI-A is "
+                        "theta = 1/2");
         else
-            host->error(host, "vi_theta: theta = 1 with constraint = 'intermediate' makes "
-                        "M v^{n+1} = p^n (eq. 79c): lambda no longer reaches v, and "
-                        "g(q^{n+1}) = 0 and G(q^{n+1}) v^{n+1} = 0 (2m equations) are left "
-                        "with the m unknowns gamma, so the Newton matrix is singular (the "
-                        "paper's option A needs theta in (0, 1)); use theta = 1/2 (VI-A)");
+            host->error(host, "vi_theta: theta = 1 is refused with constraint = "
+                        "'intermediate', which accepts 0 < theta < 1; theta = 0 and 1 need "
+                        "constraint = 'trapezoidal': M v^{n+1} = p^n (eq. 79c), so lambda no "
+                        "longer reaches v, and g(q^{n+1}) = 0 and G(q^{n+1}) v^{n+1} = 0 (2m "
+                        "equations) are left with the m unknowns gamma: the Newton matrix is "
+                        "singular (the paper's option A needs theta in (0, 1)); VI-A is "
+                        "theta = 1/2");
         return WB_ERR_INVALID;
     }
     if (trapezoidal && (vartheta == 0.0 || vartheta == 1.0)) {
         if (vartheta == 0.0)
-            host->error(host, "vi_theta: vartheta = 0 with constraint = 'trapezoidal' "
-                        "imposes g_d = g(q^n), which does not depend on the unknowns: the "
-                        "rows of R4 in the Newton matrix are zero and it is singular (option B "
-                        "needs vartheta > 0); use vartheta = 1/2 (VI-B)");
+            host->error(host, "vi_theta: vartheta = 0 is refused with constraint = "
+                        "'trapezoidal', which accepts 0 < vartheta < 1: g_d = g(q^n) does not "
+                        "depend on the unknowns, so the rows of R4 in the Newton matrix are "
+                        "zero and it is singular (option B needs vartheta > 0); VI-B is "
+                        "vartheta = 1/2");
         else
-            host->error(host, "vi_theta: vartheta = 1 with constraint = 'trapezoidal' "
-                        "removes lambda from the discrete Legendre map: after eliminating "
+            host->error(host, "vi_theta: vartheta = 1 is refused with constraint = "
+                        "'trapezoidal', which accepts 0 < vartheta < 1: after eliminating "
                         "p^{n+1}, M v^{n+1} = p^n - h (1 - vartheta) G(q^n)^T lambda + ... "
                         "has no lambda, so g(q^{n+1}) = 0 and G(q^{n+theta}) v^{n+1} = 0 "
                         "(2m equations) are left with the m unknowns gamma and the Newton "
                         "matrix is singular (the paper admits vartheta = 1, but it fails at "
-                        "the first step); use vartheta = 1/2 (VI-B)");
+                        "the first step); VI-B is vartheta = 1/2");
         return WB_ERR_INVALID;
     }
     return WB_OK;
