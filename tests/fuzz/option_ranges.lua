@@ -29,13 +29,6 @@ local function sorted_keys(t, wanted)
   return keys
 end
 
--- The declared bound of an option, read from the error an out-of-range
--- value gets (the one place the Lua API states the range).
-local function declared_bound(name, option, which)
-  local _, err = pcall(wb.method, name, {[option] = which == "min" and -1e308 or 1e308})
-  local lo, hi = tostring(err):match("outside %[([^,]+), ([^%]]+)%]")
-  return tonumber(which == "min" and lo or hi)
-end
 
 -- The words a choice option takes, read from the error a word outside them
 -- gets; nil for a string option that is not a choice (a tableau).
@@ -101,7 +94,7 @@ local function accepting_choice(name, option, value, defaults)
 end
 
 local function survey_bound(name, option, which, defaults, m, h)
-  local value = declared_bound(name, option, which)
+  local value = points.declared_bound(wb.method, name, option, which)
   local case = format("%s %s = %s (declared %s)", name, option, tostring(value), which)
   if not value then return fail(case .. ": no declared bound found") end
   counts.bounds = counts.bounds + 1

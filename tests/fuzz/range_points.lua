@@ -44,12 +44,16 @@ function points.time_scale(m)
   return tau < math.huge and tau or 1
 end
 
--- The declared bound of a parameter, read from the error an out-of-range
--- value gets (the one place the range is stated).
-local function declared_bound(name, pname, which)
-  local _, err = pcall(wb.model, name, {[pname] = which == "min" and -1e308 or 1e308})
+-- The declared bound of a model's parameter (make = wb.model) or a
+-- method's option (make = wb.method), read from the error an out-of-range
+-- value gets (the one place the Lua API states the range).
+function points.declared_bound(make, name, key, which)
+  local _, err = pcall(make, name, {[key] = which == "min" and -1e308 or 1e308})
   local lo, hi = tostring(err):match("outside %[([^,]+), ([^%]]+)%]")
   return tonumber(which == "min" and lo or hi)
+end
+local function declared_bound(name, pname, which)
+  return points.declared_bound(wb.model, name, pname, which)
 end
 
 function points.each(opts)
