@@ -5,9 +5,10 @@
  * h alpha- v2 (approximates = "printed" keeps both as printed, to show that
  * the iteration then diverges).  The approximates are affine, so (4.4) is the chord
  * iteration x <- x - A^-1 f(x) with A their linear part: the host's
- * Newton with a fixed matrix (simplified = 1) and A as the "Jacobian".
- * A depends on w1 only (G0 = G(q1), M0 = M, the projection approximates
- * (4.8) at G0), so it is formed and factored once per step.
+ * Newton with a fixed matrix (simplified = 1) and A as the "Jacobian",
+ * its columns scaled (column_scales).  A depends on w1 only (G0 = G(q1),
+ * M0 = M, the projection approximates (4.8) at G0), so it is formed and
+ * factored once per step.
  *
  * Unknowns, in this order: lambda-, mu, lambda+, lambdahat-, muhat1,
  * lambdahat+, muhat2 (N each), nu1-, nu2-, nu1+, nu2+ (d each), q1-, qbar,
@@ -22,6 +23,8 @@
 #include "variationalize.h"
 #include "wb_vec.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,9 +38,10 @@ typedef struct vz_stage4 {
     int at[U_COUNT];          /* offsets of the unknowns                    */
     int row[R_COUNT];         /* offsets of the equations                   */
     double *X, *f, *A;        /* unknowns, residual, approximate matrix     */
+    double *Y, *column;       /* Newton's unknowns X / column, the columns' scales */
     double *scale;            /* size: each row's terms, Newton's test      */
     double *DP0;              /* n x n: DP of the projection approximate    */
-    double *K0;               /* (n+m)^2 scratch                             */
+    double *K0, *cols;        /* (n+m)^2, (n+m) x n scratch                 */
     int *pivots;
     double *G1, *B1, *G, *q2m, *th2m, *q2p, *th2p, *hat, *work; /* scratch */
     wb_newton *newton;
@@ -68,8 +72,8 @@ int vz_stage4_create(vz_del *del)
         at += is_n_row(r) ? n : m;
     }
     const size_t size = (size_t)s->size, N = (size_t)n, M = (size_t)m, k = N + M;
-    const size_t total = 3 * size + size * size + N * N + k * k + 3 * M * N + 2 * N + 2 * M +
-                         N + 2 * N + 4;
+    const size_t total = 5 * size + size * size + N * N + k * k + k * N + 3 * M * N + 2 * N +
+                         2 * M + N + 2 * N + 4;
     double *block = calloc(total, sizeof(double));
     s->pivots = calloc(k + 1, sizeof(int));
     s->newton = del->host->newton_create(del->host, s->size);
@@ -79,11 +83,14 @@ int vz_stage4_create(vz_del *del)
     }
     s->X = block;
     s->f = s->X + size;
-    s->scale = s->f + size;
+    s->Y = s->f + size;
+    s->column = s->Y + size;
+    s->scale = s->column + size;
     s->A = s->scale + size;
     s->DP0 = s->A + size * size;
     s->K0 = s->DP0 + N * N;
-    s->G1 = s->K0 + k * k;
+    s->cols = s->K0 + k * k;
+    s->G1 = s->cols + k * N;
     s->B1 = s->G1 + M * N;
     s->G = s->B1 + M * N;
     s->q2m = s->G + M * N;
@@ -300,7 +307,7 @@ static int projection_approximate(vz_del *del)
         return WB_OK;
     }
     const double *W = del->proj.W;
-    double *cols = s->A; /* scratch before A is formed: k x n */
+    double *cols = s->cols;
     for (int i = 0; i < k; i++)
         for (int j = 0; j < k; j++) {
             double value = 0.0;
@@ -330,15 +337,13 @@ static int projection_approximate(vz_del *del)
 }
 
 /* The approximate matrix: the linear part of (S4.1')-(S4.8'), corrected. */
-static int approximate_matrix(void *user, const double *X, double *A)
+static int approximate_matrix(vz_del *del, double *A)
 {
-    vz_del *del = user;
     vz_stage4 *s = del->stage4;
     const int n = del->n, m = del->m, size = s->size;
     const double h = del->h, am = del->opt.alpha_minus, ap = del->opt.alpha_plus;
     const double *G0 = s->G1, *B1 = s->B1, *M0 = del->field.M, *W = del->proj.W;
     const int printed = del->opt.printed_approximates;
-    (void)X;
     int status = projection_approximate(del);
     if (status != WB_OK)
         return status;
@@ -408,6 +413,71 @@ static int approximate_matrix(void *user, const double *X, double *A)
     return WB_OK;
 }
 
+/* Newton iterates on Y = X / column: column j of the approximate matrix
+ * scaled by a power of two to a largest entry in [1/2, 1), then all of
+ * them by one power of two so that the largest scale is 1.  The raw
+ * columns span h alpha (v2's in (S4.7a'), (S4.8')) to g / h (nu2's in
+ * (S4.4a'), (S4.6a')), 1e-20 .. 6e19 at four_particles l12 = 1e12,
+ * h = 1.6e-20, and the host's LU, which pivots among the columns of a row
+ * (it factors the transpose), gave chord updates off by 2.5e-4 .. 7e-2 of
+ * the unknowns' sizes there and at l34 = 1e12 and heavy_top m = 1e12: the
+ * iteration cycled with (S4.4a) at 4e-2 .. 8e-2 of its terms, or grew,
+ * though its contraction factor is 0.019 .. 0.18 (issue 13).  Scaled, the
+ * updates are exact to 1e-17 of them.  Powers of two round nothing: the
+ * residual sees X = column Y bit for bit.  With every scale at most 1,
+ * Newton's update test |dY_j| <= tol max(1, |Y_j|) is |dX_j| <= tol
+ * max(column_j, |X_j|), no looser than tol max(1, |X_j|) on X. */
+enum { VZ_COLUMN_SHIFT_LIMIT = 500 }; /* Y stays finite for |X| < 1e150 */
+
+static int column_exponent(const vz_stage4 *s, int j)
+{
+    double largest = 0.0;
+    for (int i = 0; i < s->size; i++)
+        largest = fmax(largest, fabs(s->A[(size_t)i * s->size + j]));
+    int exponent = 0;
+    if (largest > 0.0 && isfinite(largest))
+        frexp(largest, &exponent);
+    return exponent;
+}
+
+static void column_scales(vz_stage4 *s)
+{
+    int smallest = INT_MAX;
+    for (int j = 0; j < s->size; j++) {
+        const int exponent = column_exponent(s, j);
+        s->column[j] = exponent; /* exact: the shift is taken below */
+        if (exponent < smallest)
+            smallest = exponent;
+    }
+    for (int j = 0; j < s->size; j++) {
+        const int shift = smallest - (int)s->column[j];
+        s->column[j] = ldexp(1.0, shift > -VZ_COLUMN_SHIFT_LIMIT ? shift : -VZ_COLUMN_SHIFT_LIMIT);
+    }
+}
+
+/* Newton's residual at Y: Stage 4's at X = column Y. */
+static int scaled_residual(void *user, const double *Y, double *f)
+{
+    vz_del *del = user;
+    vz_stage4 *s = del->stage4;
+    for (int j = 0; j < s->size; j++)
+        s->X[j] = s->column[j] * Y[j];
+    return stage4_residual(del, s->X, f);
+}
+
+/* Newton's (chord) matrix: the step's approximate matrix, columns scaled. */
+static int scaled_matrix(void *user, const double *Y, double *J)
+{
+    vz_del *del = user;
+    vz_stage4 *s = del->stage4;
+    const int size = s->size;
+    (void)Y;
+    for (int i = 0; i < size; i++)
+        for (int j = 0; j < size; j++)
+            J[(size_t)i * size + j] = s->A[(size_t)i * size + j] * s->column[j];
+    return WB_OK;
+}
+
 /* The size of each Stage 4 row's terms, from the reduced rows' at w1
  * (vz_del_residual_scales): the momentum rows (S4.3a) .. (S4.6a) and the
  * hats (S4.3c) .. (S4.6c) balance momenta, coordinate i's in its own units
@@ -468,6 +538,12 @@ int vz_stage4_step(vz_del *del, double *q2, double *v2)
     vec_copy(m, del->nu2, U(U_N2P));
     vec_copy(m, del->theta, U(U_TH));
     row_scales(del);
+    status = approximate_matrix(del, s->A);
+    if (status != WB_OK)
+        return status;
+    column_scales(s);
+    for (int j = 0; j < s->size; j++)
+        s->Y[j] = X[j] / s->column[j];
     wb_newton_options options;
     host->newton_defaults(host, &options);
     options.tol = del->opt.tol;
@@ -478,7 +554,7 @@ int vz_stage4_step(vz_del *del, double *q2, double *v2)
     options.residual_scale = s->scale;
     wb_newton_report report = {.struct_size = sizeof report};
     del->evaluation_failed = 0;
-    status = host->newton_solve(host, s->newton, stage4_residual, approximate_matrix, del, X,
+    status = host->newton_solve(host, s->newton, scaled_residual, scaled_matrix, del, s->Y,
                                 &options, del->stats, &report);
     if (status == WB_ERR_NEWTON && !del->evaluation_failed)
         host->error(host, "vi (approximate): the paper's iteration on Stage 4 did not converge "
@@ -488,6 +564,8 @@ int vz_stage4_step(vz_del *del, double *q2, double *v2)
                     report.residual_norm, report.iterations, options.tol);
     if (status != WB_OK) /* else the message of what failed: a layer, the projection */
         return status;
+    for (int j = 0; j < s->size; j++)
+        X[j] = s->column[j] * s->Y[j];
     vec_copy(n, U(U_Q2), q2);
     vec_copy(n, U(U_V2), v2);
     vec_copy(n, del->mu, del->mu_prev);
