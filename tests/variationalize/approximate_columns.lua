@@ -22,32 +22,15 @@
 -- default solver also fails at that h, else the default solver (the same
 -- equations: equal to round-off).  ~1 CPU s.
 local format = string.format
+local final_state = dofile((arg[0]:match("^(.*)/[^/]*$") or ".") .. "/final_state.lua")
 
+-- q and v at the end (one vector), #q and Newton's iterations per step
 local function state(m, method, options, h, steps)
   local run = wb.integrate{model = m, method = wb.method(method, options), h = h, steps = steps,
                            every = steps, on_failure = "stop"}
-  if not run.ok then return nil, tostring(run.failure):gsub(";.*", "") end
-  local q, p = run:final()
-  local v = m:velocity(q, p)
-  local x = {}
-  for i = 1, #q do x[i] = q[i] end
-  for i = 1, #v do x[#q + i] = v[i] end
-  return x, #q, run.stats.newton_iterations / steps
-end
-
--- the largest difference of a component against the largest component of
--- its kind (positions, velocities) in the reference
-local function gap(x, ref, nq)
-  local largest = {0, 0}
-  for i = 1, #ref do
-    local kind = i <= nq and 1 or 2
-    largest[kind] = math.max(largest[kind], math.abs(ref[i]))
-  end
-  local worst = 0
-  for i = 1, #ref do
-    worst = math.max(worst, math.abs(x[i] - ref[i]) / largest[i <= nq and 1 or 2])
-  end
-  return worst
+  if not run.ok then return nil, (tostring(run.failure):gsub(";.*", "")) end
+  local x, nq = final_state.vector(m, run:final())
+  return x, nq, run.stats.newton_iterations / steps
 end
 
 local cases = {
@@ -71,7 +54,7 @@ for _, c in ipairs(cases) do
                 or state(m, "vi", {}, h, steps)
     wb.check(ref ~= nil, format("%s: the reference (%s) steps", label, reference))
     if ref then
-      wb.expect_below(gap(x, ref, nq), bound,
+      wb.expect_below(final_state.gap(x, ref, nq), bound,
                       format("%s: equals %s to round-off (each component against the largest "
                              .. "of its kind)", label, reference == "rattle"
                              and "RATTLE at h/10" or "the default solver"))

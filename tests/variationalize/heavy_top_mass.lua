@@ -38,32 +38,15 @@
 -- h/1e3 of the survey's (step 4 there), now steps from h/1e2 like the
 -- other methods.  ~1 CPU s.
 local format = string.format
+local final_state = dofile((arg[0]:match("^(.*)/[^/]*$") or ".") .. "/final_state.lua")
+local gap = final_state.gap
 
 local function state(m, method, options, h, steps)
   local sol = wb.integrate{model = m, method = wb.method(method, options), h = h,
                            steps = steps, every = steps}
-  local q, p = sol:final()
-  local v = m:velocity(q, p)
-  local x = {}
-  for i = 1, #q do x[i] = q[i] end
-  for i = 1, #v do x[#q + i] = v[i] end
+  local x, nq = final_state.vector(m, sol:final())
   local e = sol:column("energy_error")
-  return x, #q, math.abs(e[#e])
-end
-
--- the largest difference of a component, against the largest component of
--- its kind (positions, velocities) in the reference
-local function gap(x, ref, nq)
-  local largest = {0, 0}
-  for i = 1, #ref do
-    local kind = i <= nq and 1 or 2
-    largest[kind] = math.max(largest[kind], math.abs(ref[i]))
-  end
-  local worst = 0
-  for i = 1, #ref do
-    worst = math.max(worst, math.abs(x[i] - ref[i]) / largest[i <= nq and 1 or 2])
-  end
-  return worst
+  return x, nq, math.abs(e[#e])
 end
 
 -- point, step, bound on vi's gap to SPARK at h/8 (measured in the comment),
