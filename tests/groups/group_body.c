@@ -11,8 +11,14 @@
  *                          SE(2)  (-R21, -t)
  *                          SE(3)  (R e3 x e3, -t)
  *                          R^n    -x
+ * On an opposite factor (wb_group_add_opposite: the left-trivialised
+ * form) f2 = -g^-1 D1 V instead:
+ *                          SO(3)  e3 x R^T e3
+ *                          SE(2)  (R12, -R^T t)
+ *                          SE(3)  (e3 x R^T e3, -R^T t)
  * -DGROUP_<name> picks the group (SO3, SE2, SE3, R3, PRODUCT = SO(3) x R^2,
- * MIXED = SE(2) x R^1 x SO(3)); NAME is the model's name. */
+ * MIXED = SE(2) x R^1 x SO(3), OPPOSITE = SE(2)^op x (R^1)^op x SO(3)^op
+ * x SE(3)^op x SO(3)); NAME is the model's name. */
 #include <workbench/workbench.h>
 #include <workbench/groups/group.h>
 #include <workbench/groups/lie_group_ext.h>
@@ -44,6 +50,12 @@ static int create(const wb_host *host, const double *values, void **self, wb_mod
 #elif defined(GROUP_PRODUCT)
     wb_group_add(&b->group, WB_GROUP_SO3, 0);
     wb_group_add(&b->group, WB_GROUP_RN, 2);
+#elif defined(GROUP_OPPOSITE)
+    wb_group_add_opposite(&b->group, WB_GROUP_SE2, 0);
+    wb_group_add_opposite(&b->group, WB_GROUP_RN, 1);
+    wb_group_add_opposite(&b->group, WB_GROUP_SO3, 0);
+    wb_group_add_opposite(&b->group, WB_GROUP_SE3, 0);
+    wb_group_add(&b->group, WB_GROUP_SO3, 0);
 #else
     wb_group_add(&b->group, WB_GROUP_SE2, 0);
     wb_group_add(&b->group, WB_GROUP_RN, 1);
@@ -63,23 +75,37 @@ WB_LIE_GROUP_EXTENSION(lie_group, group_of);
 
 static double weight(int i) { return 1.0 / (1.0 + i); }
 
-/* V and f2 of one factor at x (its element), f2 written at force. */
-static double factor_potential(const wb_group_factor *f, const double *x, double *force)
+/* V and f2 of one factor at x (its element), f2 written at force; an
+ * opposite factor's f2 is left-trivialised. */
+static double factor_potential(const wb_group_factor *f, int opposite, const double *x,
+                               double *force)
 {
     static const double e3[3] = {0, 0, 1};
-    double Re3[3];
+    double Re3[3], Rt_e3[3];
     switch (f->kind) {
     case WB_GROUP_SO3:
     case WB_GROUP_SE3:
         wb_so3_rotate(x, e3, Re3);
-        wb_so3_cross(Re3, e3, force);
+        wb_so3_rotate_back(x, e3, Rt_e3);
+        if (opposite)
+            wb_so3_cross(e3, Rt_e3, force);
+        else
+            wb_so3_cross(Re3, e3, force);
         if (f->kind == WB_GROUP_SO3)
             return -Re3[2];
+        if (opposite)
+            wb_so3_rotate_back(x, x + 9, force + 3);
+        else
+            memcpy(force + 3, x + 9, 3 * sizeof(double));
         for (int i = 0; i < 3; i++)
-            force[3 + i] = -x[9 + i];
+            force[3 + i] = -force[3 + i];
         return -Re3[2] + 0.5 * wb_so3_dot(x + 9, x + 9);
     case WB_GROUP_SE2:
-        force[0] = -x[2], force[1] = -x[4], force[2] = -x[5];
+        if (opposite)
+            force[0] = x[1], force[1] = -(x[0] * x[4] + x[2] * x[5]),
+            force[2] = -(x[1] * x[4] + x[3] * x[5]);
+        else
+            force[0] = -x[2], force[1] = -x[4], force[2] = -x[5];
         return 0.5 * (x[4] * x[4] + x[5] * x[5]) + 1.0 - x[0];
     default: {
         double V = 0.0;
@@ -95,7 +121,8 @@ static double potential_and_force(const wb_group *g, const double *q, double *f2
     double V = 0.0;
     for (int k = 0; k < g->n_factors; k++) {
         const wb_group_factor *f = &g->factors[k];
-        V += factor_potential(f, q + f->q_offset, f2 + f->v_offset);
+        V += factor_potential(f, wb_group_factor_is_opposite(g, k), q + f->q_offset,
+                              f2 + f->v_offset);
     }
     return V;
 }

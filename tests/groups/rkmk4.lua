@@ -3,7 +3,7 @@
 -- round-off, and the free rigid body's spatial momentum conserved (rkmk4
 -- conserves linear invariants: mu' = 0 stage by stage).
 local models = {"body_so3", "body_se2", "body_se3", "body_r3", "body_product", "body_mixed",
-                "free_rigid_body"}
+                "body_opposite", "free_rigid_body"}
 local method = wb.method("rkmk4")
 for _, name in ipairs(models) do
   local m = wb.model(name)

@@ -224,7 +224,10 @@ typedef struct wb_potential_invariants_ext {
  * wb.mechanical/1, wb.holonomic/1 and wb.nonholonomic/1 describe vector
  * spaces and are refused on a group model, with a message.  Header-only
  * implementations of SO(3), SE(2), SE(3), R^n and their direct products,
- * with a macro that writes this extension: workbench/groups/.       */
+ * with a macro that writes this extension: workbench/groups/.  A model
+ * written left-trivialised (body velocities, g' = g xi) declares the
+ * opposite group G^op (a *op b = b a), on which these conventions are G's
+ * left-trivialised ones: wb_group_add_opposite in workbench/groups/group.h. */
 typedef struct wb_lie_group_ext {
     uint32_t struct_size;
     void (*identity)(void *self, double *e);

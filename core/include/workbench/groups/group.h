@@ -16,6 +16,25 @@
  * an algebra element.  Outputs may not alias inputs unless a function says
  * so.  workbench/groups/lie_group_ext.h writes a model's wb.lie_group/1
  * from a wb_group.
+ *
+ * Opposite groups: a model written LEFT-trivialised (body velocities,
+ * g' = g xi; body momenta) adds its factors with wb_group_add_opposite.
+ * Such a factor is G^op, the same set with a *op b = b a, and every
+ * function here is G^op's in the ABI's right-trivialised conventions,
+ * which on G^op are the left-trivialised ones on G:
+ *   compose(a, b) = b a            identity, inverse, exp, log, cay: G's
+ *   g' = xi *op g = g xi           xi is the body velocity, mu the body momentum
+ *   [x, y]_op = -[x, y]            ad_op = -ad, ad*_op = -ad*
+ *   Ad_op(g) = Ad(g^-1)            Ad*_op(g) = Ad*(g^-1)
+ *   dexp_op(x) = dexp(-x)          d/dt exp(s) = exp(s) dexp_-s(s'), and so
+ *                                  dexpinv, dexp*, dexpinv*, dcay, dcayinv,
+ *                                  dcay*, dcayinv* at -x
+ *   D_x[dcayinv_op(x) v] w = -D_y[dcayinv_y v] w at y = -x.
+ * (g -> g^-1 is an isomorphism G^op -> G with derivative -1 at e; exp and
+ * cay commute with it.)  A model's force, momentum and constraint
+ * derivatives are then left-trivialised too: <n, eta> = d/de l(g exp(e
+ * eta), xi).  Factors may be mixed (G1^op x G2); a group without opposite
+ * factors is computed exactly as before.
  */
 #ifndef WORKBENCH_GROUPS_GROUP_H
 #define WORKBENCH_GROUPS_GROUP_H
@@ -40,6 +59,9 @@ typedef struct wb_group {
     int n_factors;
     int nq, nv;
     wb_group_factor factors[WB_GROUP_MAX_FACTORS];
+    /* bit k: factor k is its opposite group (wb_group_add_opposite).
+     * Appended, so the members above keep their offsets. */
+    unsigned opposite;
 } wb_group;
 
 static inline void wb_group_init(wb_group *g)
@@ -65,6 +87,21 @@ static inline int wb_group_add(wb_group *g, int kind, int n)
     return 0;
 }
 
+/* Append a factor as its opposite group: the left-trivialised form (see
+ * the top of this file).  0, or -1 as wb_group_add. */
+static inline int wb_group_add_opposite(wb_group *g, int kind, int n)
+{
+    if (wb_group_add(g, kind, n) != 0)
+        return -1;
+    g->opposite |= 1u << (g->n_factors - 1);
+    return 0;
+}
+
+static inline int wb_group_factor_is_opposite(const wb_group *g, int k)
+{
+    return (g->opposite >> k) & 1u;
+}
+
 /* ---- elements -------------------------------------------------------------------- */
 
 static inline void wb_group_identity(const wb_group *g, double *e)
@@ -81,18 +118,33 @@ static inline void wb_group_identity(const wb_group *g, double *e)
     }
 }
 
+/* On an opposite factor a *op b = b a. */
 static inline void wb_group_compose(const wb_group *g, const double *a, const double *b,
                                     double *ab)
 {
     for (int k = 0; k < g->n_factors; k++) {
         const wb_group_factor *f = &g->factors[k];
         const int o = f->q_offset;
+        const int swap = wb_group_factor_is_opposite(g, k);
+        const double *x = (swap ? b : a) + o, *y = (swap ? a : b) + o;
         switch (f->kind) {
-        case WB_GROUP_RN: wb_rn_compose(f->n, a + o, b + o, ab + o); break;
-        case WB_GROUP_SO3: wb_so3_compose(a + o, b + o, ab + o); break;
-        case WB_GROUP_SE2: wb_se2_compose(a + o, b + o, ab + o); break;
-        case WB_GROUP_SE3: wb_se3_compose(a + o, b + o, ab + o); break;
+        case WB_GROUP_RN: wb_rn_compose(f->n, x, y, ab + o); break;
+        case WB_GROUP_SO3: wb_so3_compose(x, y, ab + o); break;
+        case WB_GROUP_SE2: wb_se2_compose(x, y, ab + o); break;
+        case WB_GROUP_SE3: wb_se3_compose(x, y, ab + o); break;
         }
+    }
+}
+
+/* one factor's element a (at its offset) inverted into inverse */
+static inline void wb_group_factor_inverse(const wb_group_factor *f, const double *a,
+                                           double *inverse)
+{
+    switch (f->kind) {
+    case WB_GROUP_RN: wb_rn_inverse(f->n, a, inverse); break;
+    case WB_GROUP_SO3: wb_so3_inverse(a, inverse); break;
+    case WB_GROUP_SE2: wb_se2_inverse(a, inverse); break;
+    case WB_GROUP_SE3: wb_se3_inverse(a, inverse); break;
     }
 }
 
@@ -100,13 +152,7 @@ static inline void wb_group_inverse(const wb_group *g, const double *a, double *
 {
     for (int k = 0; k < g->n_factors; k++) {
         const wb_group_factor *f = &g->factors[k];
-        const int o = f->q_offset;
-        switch (f->kind) {
-        case WB_GROUP_RN: wb_rn_inverse(f->n, a + o, inverse + o); break;
-        case WB_GROUP_SO3: wb_so3_inverse(a + o, inverse + o); break;
-        case WB_GROUP_SE2: wb_se2_inverse(a + o, inverse + o); break;
-        case WB_GROUP_SE3: wb_se3_inverse(a + o, inverse + o); break;
-        }
+        wb_group_factor_inverse(f, a + f->q_offset, inverse + f->q_offset);
     }
 }
 
@@ -192,8 +238,27 @@ typedef struct wb_group_map {
     wb_group_kind_map so3, se2, se3;
 } wb_group_map;
 
+/* The largest non-R^n factor: SE(3)'s 12 numbers, 6 algebra coordinates. */
+#define WB_GROUP_FACTOR_MAX_NQ 12
+
+/* x of an opposite factor (not R^n) mapped to where G's map is taken:
+ * g^-1 for the Ad family, -x for the maps of the algebra, written to
+ * buffer (WB_GROUP_FACTOR_MAX_NQ). */
+static inline const double *wb_group_opposite_point(const wb_group_factor *f, int x_in_group,
+                                                    const double *x, double *buffer)
+{
+    if (x_in_group)
+        wb_group_factor_inverse(f, x, buffer);
+    else
+        for (int i = 0; i < f->nv; i++)
+            buffer[i] = -x[i];
+    return buffer;
+}
+
 /* out = map(x, v); x is an algebra element or (the Ad family) a group
- * element, as the map takes it. */
+ * element, as the map takes it.  On an opposite factor G's map is taken at
+ * g^-1 (Ad, Ad*) or at -x: the dexp and dcay families are G's at -x, and
+ * ad, ad* are linear in x, so -ad(x) = ad(-x). */
 static inline void wb_group_apply(const wb_group *g, const wb_group_map *map, int x_in_group,
                                   const double *x, const double *v, double *out)
 {
@@ -202,6 +267,9 @@ static inline void wb_group_apply(const wb_group *g, const wb_group_map *map, in
         const double *xk = x + (x_in_group ? f->q_offset : f->v_offset);
         const double *vk = v + f->v_offset;
         double *ok = out + f->v_offset;
+        double opposite[WB_GROUP_FACTOR_MAX_NQ];
+        if (f->kind != WB_GROUP_RN && wb_group_factor_is_opposite(g, k))
+            xk = wb_group_opposite_point(f, x_in_group, xk, opposite);
         switch (f->kind) {
         case WB_GROUP_RN:
             if (map->rn_identity)
@@ -252,19 +320,27 @@ static inline void wb_group_Ad_star(const wb_group *g, const double *q, const do
     wb_group_apply(g, &map, 1, q, mu, out);
 }
 
-/* D_xi[dcayinv_xi v] w (bilinear in v and w; 0 on R^n) */
+/* D_xi[dcayinv_xi v] w (bilinear in v and w; 0 on R^n).  On an opposite
+ * factor dcayinv_op(xi) = dcayinv(-xi), whose derivative along w is minus
+ * G's at -xi. */
 static inline void wb_group_dcayinv_derivative(const wb_group *g, const double *xi,
                                                const double *v, const double *w, double *out)
 {
     for (int k = 0; k < g->n_factors; k++) {
         const wb_group_factor *f = &g->factors[k];
         const int o = f->v_offset;
+        const int opposite = f->kind != WB_GROUP_RN && wb_group_factor_is_opposite(g, k);
+        double minus[WB_GROUP_FACTOR_MAX_NQ];
+        const double *x = opposite ? wb_group_opposite_point(f, 0, xi + o, minus) : xi + o;
         switch (f->kind) {
         case WB_GROUP_RN: wb_rn_zero(f->n, out + o); break;
-        case WB_GROUP_SO3: wb_so3_dcayinv_derivative(xi + o, v + o, w + o, out + o); break;
-        case WB_GROUP_SE2: wb_se2_dcayinv_derivative(xi + o, v + o, w + o, out + o); break;
-        case WB_GROUP_SE3: wb_se3_dcayinv_derivative(xi + o, v + o, w + o, out + o); break;
+        case WB_GROUP_SO3: wb_so3_dcayinv_derivative(x, v + o, w + o, out + o); break;
+        case WB_GROUP_SE2: wb_se2_dcayinv_derivative(x, v + o, w + o, out + o); break;
+        case WB_GROUP_SE3: wb_se3_dcayinv_derivative(x, v + o, w + o, out + o); break;
         }
+        if (opposite)
+            for (int i = 0; i < f->nv; i++)
+                out[o + i] = -out[o + i];
     }
 }
 

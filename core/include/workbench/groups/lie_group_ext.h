@@ -11,7 +11,9 @@
  * (identity ... dcayinv, and dcay, dcayinv_derivative, dexp_star,
  * group_residual of ABI 1.1), each forwarding to the library through
  * group_of(self).  The forwarding functions are prefixed with the
- * extension's name, so one file may write several.
+ * extension's name, so one file may write several.  A group with
+ * opposite factors (wb_group_add_opposite: a left-trivialised model)
+ * gives G^op's functions through the same macro.
  */
 #ifndef WORKBENCH_GROUPS_LIE_GROUP_EXT_H
 #define WORKBENCH_GROUPS_LIE_GROUP_EXT_H
