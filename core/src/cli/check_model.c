@@ -276,9 +276,10 @@ static int constraint_forces(checker *c, const double *q, const double *p, const
     return 0;
 }
 
-/* y' = f(y): q' = M^-1 p, p' = -grad V - dT/dq on a vector space; on a
- * group xi = f1 and mu' = f2 - ad*_f1 mu; minus the constraint forces. */
-static int vector_field(checker *c, const double *q, const double *p, double *dq, double *dp)
+/* The free flow: q' = M^-1 p, p' = -grad V - dT/dq on a vector space; on
+ * a group xi = f1 and mu' = f2 - ad*_f1 mu. */
+static void free_vector_field(checker *c, const double *q, const double *p, double *dq,
+                              double *dp)
 {
     const wb_model *m = c->m;
     if (m->capabilities & WB_CAP_LIE_GROUP) {
@@ -295,6 +296,12 @@ static int vector_field(checker *c, const double *q, const double *p, double *dq
         for (int i = 0; i < m->nq; i++)
             dp[i] = -(dp[i] + tmp[i]);
     }
+}
+
+/* y' = f(y): the free flow minus the constraint forces. */
+static int vector_field(checker *c, const double *q, const double *p, double *dq, double *dp)
+{
+    free_vector_field(c, q, p, dq, dp);
     return constraint_forces(c, q, p, dq, dp);
 }
 
@@ -343,18 +350,38 @@ static void shifted_quantities(checker *c, const double *q, const double *p, con
     quantities_at(c, qs, ps, out);
 }
 
+/* Add to terms[k] |dI/dy . f| for the direction f (all of y moving). */
+static void add_direction_terms(checker *c, const double *q, const double *p, const double *f,
+                                double e, double *plus, double *minus, double *terms)
+{
+    shifted_quantities(c, q, p, f, e, -1, plus);
+    shifted_quantities(c, q, p, f, -e, -1, minus);
+    for (int k = 0; k < flow_quantities(c->m); k++)
+        terms[k] = worse(terms[k], fabs(plus[k] - minus[k]) / (2 * e));
+}
+
 /* At (q, p): for each quantity add to rate[k] the size of dI/dt = sum_i
  * dI/dy_i f_i when it rises above the differences' noise, and to terms[k]
- * the sizes |dI/dy_i f_i| of the terms that must cancel.  -1 when the
- * multipliers cannot be formed. */
+ * the sizes of the terms that must cancel: |dI/dy_i f_i| coordinate by
+ * coordinate, and, under constraints, the free flow's and the constraint
+ * forces' shares |dI/dy . f_free| and |dI/dy . f_forces| (a constraint
+ * that one coordinate carries alone, phi = v2, cancels there and nowhere
+ * in the coordinates).  -1 when the multipliers cannot be formed. */
 static int flow_balance(checker *c, const double *q, const double *p, double *rate,
                         double *terms)
 {
     const wb_model *m = c->m;
     const int nt = tangent_size(m), count = flow_quantities(m);
-    double *f = c->a, *plus = c->d + 2 * count, *minus = plus + count, *noise = minus + count;
+    double *f = c->a, *f_free = f + nt, *f_forces = f_free + nt;
+    double *plus = c->d + 2 * count, *minus = plus + count, *noise = minus + count;
     if (vector_field(c, q, p, f, f + nt - m->nv) != 0)
         return -1;
+    const int constrained = m->n_holonomic + m->n_nonholonomic > 0;
+    if (constrained) {
+        free_vector_field(c, q, p, f_free, f_free + nt - m->nv);
+        for (int i = 0; i < nt; i++)
+            f_forces[i] = f[i] - f_free[i];
+    }
     double speed = 0;
     for (int i = 0; i < nt; i++)
         speed = worse(speed, fabs(f[i]));
@@ -374,6 +401,10 @@ static int flow_balance(checker *c, const double *q, const double *p, double *ra
             else if (!(r <= noise[k]))
                 rate[k] = worse(rate[k], r);
         }
+    }
+    if (constrained) {
+        add_direction_terms(c, q, p, f_free, e, plus, minus, terms);
+        add_direction_terms(c, q, p, f_forces, e, plus, minus, terms);
     }
     return 0;
 }
