@@ -1,10 +1,15 @@
-/* The discrete problem of HBVM(k, s) and its two solvers (see hbvm.h). */
+/* The discrete problem of HBVM(k, s) and its solvers (see hbvm.h). */
 #include "hbvm.h"
 #include "wb_iteration.h"
 #include "wb_mass.h"
 #include "wb_vec.h"
 
 #include <stdlib.h>
+
+/* The solvers' verdicts inside a step (never returned to the host): auto's
+ * fixed point gives way to simplified Newton; auto's kept Jacobian, an
+ * older step's, diverged and is renewed. */
+enum { FIXED_POINT_STALLED = -1, JACOBIAN_STALE = -2 };
 
 /* ---- memory (create time only) ------------------------------------------------------ */
 
@@ -21,9 +26,9 @@ int hbvm_alloc(hbvm *it)
     const size_t size = (size_t)it->size;
     const size_t doubles = n * n + size + m + k * n * (2 + m) + s * n * (2 + 2 * m) + m * m +
                            2 * size + size * size + k * n * n + k * m * n + 2 * n * n + 12 * n +
-                           s * s + 2 * k * n + 2 * k * k + k + n;
+                           s * s + 2 * k * n + 2 * k * k + k + n + n + 2 * size;
     double *p = calloc(doubles, sizeof(double));
-    it->pivots = calloc(size + 1, sizeof(int));
+    it->pivots = calloc(size + 1 + m, sizeof(int));
     if (!p || !it->pivots) {
         free(p);
         free(it->pivots);
@@ -64,6 +69,9 @@ int hbvm_alloc(hbvm *it)
     it->h2IXW = take(&p, k * k);
     it->hc = take(&p, k);
     it->minv_diagonal = take(&p, n);
+    it->jacobian_point = take(&p, n + size);
+    it->guess = take(&p, size);
+    it->multiplier_pivots = it->pivots + size + 1;
     it->h_coefficients = NAN;
     wb_constant_inverse_mass(it->model, it->work, it->Minv);
     for (size_t r = 0; r < n && it->minv_diagonal; r++) {
@@ -117,10 +125,42 @@ void hbvm_shift_matrix(hbvm *it)
         }
 }
 
+/* A run begins with the configured iteration, auto with the fixed point. */
+static int first_mode(const hbvm *it)
+{
+    return it->iteration == HBVM_AUTO ? HBVM_FIXED_POINT : it->iteration;
+}
+
 void hbvm_restart(hbvm *it)
 {
     it->history_valid = 0;
     wb_compensated_restart(&it->sum);
+    it->mode = first_mode(it), it->newton_failed = 0;
+    it->jacobian_set = 0, it->refresh = 0, it->factored = 0;
+}
+
+void hbvm_solver_state(const hbvm *it, double *state)
+{
+    state[HBVM_STATE_MODE] = it->mode;
+    state[HBVM_STATE_NEWTON_FAILED] = it->newton_failed;
+    state[HBVM_STATE_JACOBIAN_SET] = it->jacobian_set;
+    state[HBVM_STATE_REFRESH] = it->refresh;
+    state[HBVM_STATE_JACOBIAN_H] = it->jacobian_h;
+    vec_copy(it->n + it->size, it->jacobian_point, state + HBVM_STATE_COUNT);
+}
+
+void hbvm_resume_solver(hbvm *it, const double *state)
+{
+    /* auto may have moved on to simplified Newton; any other choice stays */
+    const int auto_newton = it->iteration == HBVM_AUTO &&
+                            (int)state[HBVM_STATE_MODE] == HBVM_SIMPLIFIED;
+    it->mode = auto_newton ? HBVM_SIMPLIFIED : first_mode(it);
+    it->newton_failed = it->iteration == HBVM_AUTO && state[HBVM_STATE_NEWTON_FAILED] != 0;
+    it->jacobian_set = it->iteration == HBVM_AUTO && state[HBVM_STATE_JACOBIAN_SET] != 0;
+    it->refresh = state[HBVM_STATE_REFRESH] != 0;
+    it->jacobian_h = state[HBVM_STATE_JACOBIAN_H];
+    vec_copy(it->n + it->size, state + HBVM_STATE_COUNT, it->jacobian_point);
+    it->factored = 0; /* factored again at that point: the same factors */
 }
 
 /* ---- the pieces of one evaluation ------------------------------------------------------ */
@@ -208,7 +248,7 @@ static int solve_multiplier(hbvm *it, double *lambda, wb_step_stats *stats)
         }
     }
     stats->linear_solves++;
-    int status = it->host->dense_solve(it->host, m, 1, it->S, it->pivots, lambda);
+    int status = it->host->dense_solve(it->host, m, 1, it->S, it->multiplier_pivots, lambda);
     if (status == WB_ERR_NONFINITE)
         it->host->error(it->host, "hbvm: the multiplier system (51) became non-finite (h = %g): "
                                   "the iteration diverged; reduce h", it->h);
@@ -247,29 +287,55 @@ static int not_converged(hbvm *it, const char *what, int sweeps, double norm)
 
 /* ---- the paper's fixed-point iteration ---------------------------------------------------- */
 
+/* An increment relative to the unknowns' size (max norms), for auto's rates. */
+static double relative_to(double norm, double scale) { return scale > 0 ? norm / scale : norm; }
+
+/* auto may still give the fixed point up for Newton. */
+static int may_switch(const hbvm *it) { return it->iteration == HBVM_AUTO && !it->newton_failed; }
+
+/* auto: the fixed point gives way (FIXED_POINT_STALLED) when a sweep
+ * contracts too slowly or diverges (rk's rates), or at the last of max_iter
+ * sweeps instead of failing; until then its sweeps are the paper's.  Not
+ * after rk's 20 sweeps: a steady rate below the bound from a poor guess is
+ * convergence (HBVM(3,1), modified pendulum, h = 0.2: 22 sweeps at 0.20),
+ * and Newton cost more there (827 sweeps and 29 Jacobians in 50 steps
+ * against the fixed point's 674). */
+static int fixed_point_stalls(const hbvm *it, int sweep, double norm, double scale,
+                              double *relative)
+{
+    if (!may_switch(it))
+        return 0;
+    const double previous = *relative;
+    *relative = relative_to(norm, scale);
+    return wb_auto_fixed_point_stalls(sweep, *relative, previous, it->max_iter);
+}
+
 static int fixed_point(hbvm *it, wb_step_stats *stats)
 {
     const int sn = it->s * it->n;
     double *lambda = lambda_of(it, it->x), *next = it->dx;
-    double previous = INFINITY, norm = INFINITY;
+    double previous = INFINITY, norm = INFINITY, relative = INFINITY;
     for (int sweep = 0; sweep < it->max_iter; sweep++) {
         evaluate_stages(it, it->x, stats);
         project(it);
         affine_gamma(it);
         if (it->m > 0) {
             int status = solve_multiplier(it, lambda, stats);
-            if (status != WB_OK)
-                return status;
+            if (status != WB_OK) /* auto: a diverging iterate; Newton will say if it is more */
+                return may_switch(it) ? FIXED_POINT_STALLED : status;
         }
         gamma_at(it, lambda, next);
         norm = vec_max_abs_diff(sn, next, it->x);
         vec_copy(sn, next, it->x);
         stats->newton_iterations++;
         stats->residual_evals++;
+        const double scale = vec_max_abs(sn, it->x);
+        if (isfinite(norm) && wb_iteration_settled(sweep, norm, previous, it->tol, scale))
+            return WB_OK;
+        if (fixed_point_stalls(it, sweep, norm, scale, &relative))
+            return FIXED_POINT_STALLED;
         if (!isfinite(norm))
             break;
-        if (wb_iteration_settled(sweep, norm, previous, it->tol, vec_max_abs(sn, it->x)))
-            return WB_OK;
         previous = norm;
     }
     return not_converged(it, "fixed-point iteration", it->max_iter, norm);
@@ -303,7 +369,7 @@ static int nystrom_fixed_point(hbvm *it, wb_step_stats *stats)
         for (int j = 0; j < s; j++)
             vec_axpy(n, h * it->basis.I[l * s + j], it->x + (size_t)j * n, Zl);
     }
-    double previous = INFINITY, norm = INFINITY;
+    double previous = INFINITY, norm = INFINITY, relative = INFINITY;
     for (int sweep = 0; sweep < it->max_iter; sweep++) {
         for (int l = 0; l < k; l++) {
             double *Yl = it->Y + (size_t)l * n, *Gl = G + (size_t)l * n, *MGl = MG + (size_t)l * n;
@@ -344,14 +410,17 @@ static int nystrom_fixed_point(hbvm *it, wb_step_stats *stats)
         norm = largest / fabs(h); /* h < 0: a step backwards */
         stats->newton_iterations++;
         stats->residual_evals++;
-        if (!isfinite(norm))
-            break;
-        if (wb_iteration_settled(sweep, norm, previous, it->tol, size / fabs(h))) {
+        if (isfinite(norm) &&
+            wb_iteration_settled(sweep, norm, previous, it->tol, size / fabs(h))) {
             project(it);
             affine_gamma(it);
             vec_copy(s * n, it->a, it->x);
             return WB_OK;
         }
+        if (fixed_point_stalls(it, sweep, largest, size, &relative))
+            return FIXED_POINT_STALLED;
+        if (!isfinite(norm))
+            break;
         previous = norm;
     }
     return not_converged(it, "fixed-point iteration", it->max_iter, norm);
@@ -378,13 +447,13 @@ static void residual(hbvm *it, wb_step_stats *stats)
     stats->residual_evals++;
 }
 
-/* At the stages of the last residual:
+/* At the stages of the last evaluation, those of the unknowns x:
  *   K_l = M^-1 (Hess V(Y_l) + sum_c lambda_c D^2 g_c(Y_l)),
  *   B_l = D_q[G(q) w_l] at Y_l with w_l = sum_j W_jl gamma_j. */
-static void stage_derivatives(hbvm *it)
+static void stage_derivatives(hbvm *it, double *x)
 {
     const int n = it->n, m = it->m, k = it->k, s = it->s;
-    const double *lambda = lambda_of(it, it->x);
+    const double *lambda = lambda_of(it, x);
     double *hess = it->hess, *T = it->T, *w = it->work;
     for (int l = 0; l < k; l++) {
         const double *Yl = it->Y + (size_t)l * n;
@@ -396,7 +465,7 @@ static void stage_derivatives(hbvm *it)
             for (int e = 0; e < n; e++)
                 w[e] = 0.0;
             for (int j = 0; j < s; j++)
-                vec_axpy(n, it->basis.W[j * k + l], gamma_of(it, it->x, j), w);
+                vec_axpy(n, it->basis.W[j * k + l], gamma_of(it, x, j), w);
             wb_constraint_hessian_vector(it->model, Yl, w, it->B + (size_t)l * m * n);
         }
         mat_mul(n, n, n, it->Minv, hess, it->K + (size_t)l * n * n);
@@ -452,9 +521,10 @@ static void newton_failure(hbvm *it, int status)
         it->host->error(it->host, "hbvm: the Newton matrix is singular (h = %g)", it->h);
 }
 
-static int factor_jacobian(hbvm *it, wb_step_stats *stats)
+/* The Jacobian at x, whose stages the last evaluation left, factored in J. */
+static int factor_jacobian(hbvm *it, double *x, wb_step_stats *stats)
 {
-    stage_derivatives(it);
+    stage_derivatives(it, x);
     assemble(it);
     stats->jacobian_evals++;
     stats->linear_solves++;
@@ -464,20 +534,85 @@ static int factor_jacobian(hbvm *it, wb_step_stats *stats)
     return status;
 }
 
+/* ---- auto's kept Jacobian ------------------------------------------------------------------- */
+
+/* The kept Jacobian's point for this step: its start, as rk's (every stage
+ * at q0, gamma = 0, the last step's multiplier), which no extrapolation can
+ * mislead.  Measured against the step's first iterate and the constant-
+ * velocity path (HBVM(3,3), angle pendulum, h = 0.05, 400 steps: g = 1e3
+ * 22 Jacobians against 34 and 105; g = 1e4 converges, the others fail). */
+static void keep_jacobian_point(hbvm *it)
+{
+    const int sn = it->s * it->n;
+    double *x = it->jacobian_point + it->n;
+    vec_copy(it->n, it->q0, it->jacobian_point);
+    for (int e = 0; e < sn; e++)
+        x[e] = 0.0;
+    vec_copy(it->m, it->lambda, x + sn);
+    it->jacobian_h = it->h;
+    it->jacobian_set = 1, it->refresh = 0, it->factored = 0;
+}
+
+/* The kept Jacobian, an earlier step's. */
+static int jacobian_is_old(const hbvm *it) { return !vec_equal(it->n, it->jacobian_point, it->q0); }
+
+/* J holds the factors of the kept Jacobian: a new one when there is none,
+ * it was marked for refreshing or the step size changed (h enters the
+ * matrix throughout); factored again at its point when a resumed run has
+ * only the point.  It is evaluated before the step's residual (the offsets
+ * a come from this step's p0 and go unused). */
+static int prepare_kept_jacobian(hbvm *it, wb_step_stats *stats)
+{
+    if (!it->jacobian_set || it->refresh || it->jacobian_h != it->h)
+        keep_jacobian_point(it);
+    if (it->factored)
+        return WB_OK;
+    const double *q0 = it->q0, h = it->h;
+    double *x = it->jacobian_point + it->n;
+    it->q0 = it->jacobian_point, it->h = it->jacobian_h;
+    evaluate_stages(it, x, stats);
+    project(it);
+    affine_gamma(it);
+    int status = factor_jacobian(it, x, stats);
+    it->q0 = q0, it->h = h;
+    it->factored = status == WB_OK;
+    return status;
+}
+
+/* auto: what the sweep says of the kept Jacobian (JACOBIAN_STALE: renew it
+ * and solve the step again). */
+static int judge_kept_jacobian(hbvm *it, int iter, double relative, double previous)
+{
+    if (it->iteration != HBVM_AUTO)
+        return WB_OK;
+    const wb_auto_jacobian verdict =
+        wb_auto_judge_jacobian(iter, relative, previous, jacobian_is_old(it));
+    if (verdict != WB_AUTO_JACOBIAN_KEEP)
+        it->refresh = 1;
+    return verdict == WB_AUTO_JACOBIAN_REFRESH_NOW ? JACOBIAN_STALE : WB_OK;
+}
+
+/* ---- Newton ------------------------------------------------------------------------------- */
+
 static int newton(hbvm *it, wb_step_stats *stats)
 {
     const int N = it->size;
-    double previous = INFINITY, norm = INFINITY;
+    double previous = INFINITY, norm = INFINITY, relative = INFINITY, previous_relative;
+    const int keeps = it->iteration == HBVM_AUTO;
+    int status;
+    if (keeps && (status = prepare_kept_jacobian(it, stats)) != WB_OK)
+        return status;
     for (int iter = 0; iter < it->max_iter; iter++) {
         residual(it, stats);
-        if (it->iteration == HBVM_NEWTON || iter == 0) {
-            int status = factor_jacobian(it, stats);
-            if (status != WB_OK)
-                return status;
-        }
+        if (!keeps && (it->iteration == HBVM_NEWTON || iter == 0) &&
+            (status = factor_jacobian(it, it->x, stats)) != WB_OK)
+            return status;
         vec_copy(N, it->R, it->dx);
-        int status = it->host->lu_solve(it->host, N, 1, it->J, it->pivots, it->dx);
+        status = it->host->lu_solve(it->host, N, 1, it->J, it->pivots, it->dx);
         stats->linear_solves++;
+        if (status == WB_ERR_NONFINITE && /* a diverging sweep: relative is the last one's */
+            judge_kept_jacobian(it, iter, INFINITY, relative) == JACOBIAN_STALE)
+            return JACOBIAN_STALE;
         if (status != WB_OK) {
             newton_failure(it, status);
             return status;
@@ -485,10 +620,14 @@ static int newton(hbvm *it, wb_step_stats *stats)
         vec_axpy(N, -1.0, it->dx, it->x);
         stats->newton_iterations++;
         norm = vec_max_abs(N, it->dx);
+        const double scale = vec_max_abs(N, it->x);
+        if (isfinite(norm) && wb_iteration_settled(iter, norm, previous, it->tol, scale))
+            return WB_OK;
+        previous_relative = relative, relative = relative_to(norm, scale);
+        if (judge_kept_jacobian(it, iter, relative, previous_relative) == JACOBIAN_STALE)
+            return JACOBIAN_STALE;
         if (!isfinite(norm))
             break;
-        if (wb_iteration_settled(iter, norm, previous, it->tol, vec_max_abs(N, it->x)))
-            return WB_OK;
         previous = norm;
     }
     return not_converged(it, it->iteration == HBVM_NEWTON ? "Newton iteration"
@@ -549,11 +688,50 @@ static void update(hbvm *it, double *q1, double *p1)
     vec_copy(n, end + n, p1);
 }
 
-static int solve(hbvm *it, wb_step_stats *stats)
+static int iterate(hbvm *it, wb_step_stats *stats)
 {
-    if (it->iteration != HBVM_FIXED_POINT)
+    if (it->mode != HBVM_FIXED_POINT)
         return newton(it, stats);
     return it->nystrom ? nystrom_fixed_point(it, stats) : fixed_point(it, stats);
+}
+
+/* The first guess, kept for auto's new beginnings. */
+static void begin(hbvm *it, int continuing)
+{
+    first_guess(it, continuing);
+    if (it->iteration == HBVM_AUTO)
+        vec_copy(it->size, it->x, it->guess);
+}
+
+/* From the first guess (the extrapolated one when `continuing`): auto's
+ * changes of iteration and renewed Jacobians begin again from the same
+ * guess; a failure from the extrapolated guess once more from the plain
+ * one.  Where auto's Newton fails, the fixed point, which may converge
+ * where Newton's basin is too small (spherical pendulum, g = 1e3, h = 0.05:
+ * h omega = 1.6 a step, contraction 0.55 a sweep; full Newton fails too),
+ * takes the step and the rest of the run. */
+static int solve(hbvm *it, int continuing, wb_step_stats *stats)
+{
+    begin(it, continuing);
+    for (;;) {
+        const int status = iterate(it, stats);
+        if (status == WB_OK)
+            return status;
+        if (status == FIXED_POINT_STALLED) {
+            it->mode = HBVM_SIMPLIFIED; /* stiff: Newton for the rest of the run */
+        } else if (status == JACOBIAN_STALE) {
+            /* refresh is set: a new Jacobian at this step's start */
+        } else if (it->iteration == HBVM_AUTO && it->mode == HBVM_SIMPLIFIED) {
+            it->mode = HBVM_FIXED_POINT, it->newton_failed = 1;
+        } else if (continuing) { /* an extrapolation can mislead */
+            continuing = 0;
+            begin(it, 0);
+            continue;
+        } else {
+            return status;
+        }
+        vec_copy(it->size, it->guess, it->x); /* auto begins again from the same guess */
+    }
 }
 
 int hbvm_solve_step(hbvm *it, double h, const double *q0, const double *p0, double *q1,
@@ -565,15 +743,19 @@ int hbvm_solve_step(hbvm *it, double h, const double *q0, const double *p0, doub
     const int continuing = it->extrapolate && it->history_valid && it->sum.have_last &&
                            h == it->last_h && vec_equal(2 * it->n, it->start, it->sum.last);
     wb_compensated_begin(&it->sum, 2 * it->n, it->start);
-    first_guess(it, continuing);
-    int status = solve(it, stats);
-    if (status != WB_OK && continuing) { /* an extrapolation can mislead: once more, plain */
-        first_guess(it, 0);
-        status = solve(it, stats);
-    }
+    /* a failed step leaves auto's choice as it was, for (q0, p0) */
+    const int mode = it->mode, newton_failed = it->newton_failed,
+              jacobian_set = it->jacobian_set, refresh = it->refresh;
+    int status = solve(it, continuing, stats);
     it->history_valid = 0;
-    if (status != WB_OK)
-        return status; /* it->lambda still belongs to the last accepted step */
+    if (status != WB_OK) { /* it->lambda still belongs to the last accepted step */
+        if (it->mode != mode || it->jacobian_set != jacobian_set || it->refresh != refresh)
+            it->factored = 0;
+        it->mode = mode, it->newton_failed = newton_failed;
+        it->jacobian_set = jacobian_set, it->refresh = refresh;
+        return status;
+    }
+    wb_count_iteration_step(stats, it->mode == HBVM_FIXED_POINT);
     update(it, q1, p1);
     it->history_valid = it->extrapolate, it->last_h = h;
     vec_copy(it->m, lambda_of(it, it->x), it->lambda);

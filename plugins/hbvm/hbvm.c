@@ -5,7 +5,8 @@
  *
  * Options: s, the degree of the polynomial path (the Legendre cutoff: the
  * unknowns and the cost of a step grow with s); k >= s, the Gauss nodes of
- * the quadrature (only the function evaluations grow with k); the solver.
+ * the quadrature (only the function evaluations grow with k); the solver
+ * (auto: the paper's fixed point, simplified Newton once it stalls).
  * HBVM(s, s) is s-stage Gauss collocation. */
 #include "hbvm.h"
 #include "wb_integrator_plugin.h"
@@ -25,9 +26,13 @@ static const wb_option_spec options[OPT_COUNT] = {
     {"s", WB_OPT_INTEGER, 2, 1, 16, NULL, NULL,
      "degree of the polynomial path = Legendre coefficients per step (the cutoff): "
      "order 2s unconstrained or with a constant multiplier, 2 otherwise"},
-    {"iteration", WB_OPT_CHOICE, 0, 0, 0, "fixed_point", "fixed_point|newton|simplified",
-     "the paper's fixed-point iteration, Newton with the analytic Jacobian, or simplified "
-     "Newton (the step's first Jacobian)"},
+    {"iteration", WB_OPT_CHOICE, 0, 0, 0, "auto", "auto|fixed_point|newton|simplified",
+     "auto (the paper's fixed point while it converges, bit for bit; once a sweep contracts "
+     "by less than 1/4 or diverges, simplified Newton for the rest of the run, its Jacobian "
+     "(at the step's start) and LU kept across steps while they converge; should Newton fail "
+     "on a step, the fixed point from then on), the paper's fixed-point iteration, Newton with "
+     "the analytic Jacobian, or simplified Newton (the step's first Jacobian, one LU per "
+     "step); sol.stats.iteration says which ran"},
     {"tol", WB_OPT_NUMBER, 0, 0, 1e-3, NULL, NULL,
      "stop when the increment is below tol; 0 iterates to machine precision (until the "
      "increment vanishes or stops decreasing)"},
@@ -40,8 +45,8 @@ static const wb_option_spec options[OPT_COUNT] = {
     {"stage_form", WB_OPT_CHOICE, 0, 0, 0, "auto", "auto|nystrom|legendre",
      "the fixed point's unknowns: the k stage positions (nystrom, the second-order form; "
      "no constraints), the s Legendre coefficients and the multiplier (legendre), or auto "
-     "(nystrom without constraints, iteration = fixed_point and k = s: for k > s the "
-     "Legendre form has fewer unknowns)"},
+     "(nystrom without constraints, iteration = fixed_point or auto and k = s: for k > s the "
+     "Legendre form has fewer unknowns); Newton runs in the Legendre form"},
 };
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, NULL};
@@ -59,12 +64,27 @@ static const wb_aux_spec aux[] = {
             "extrapolated start", .flags = WB_AUX_UNRECORDED},
     {.name = "start_valid", .size_kind = WB_AUX_FIXED, .size = 1, .time = WB_AUX_AT_NODE,
      .doc = "1 when start holds the step that ended here", .flags = WB_AUX_UNRECORDED},
+    {.name = "solver_state", .size_kind = WB_AUX_FIXED, .size = HBVM_STATE_COUNT,
+     .time = WB_AUX_AT_NODE,
+     .doc = "iteration in use (auto), Newton failed (auto: fixed point from then on), "
+            "Jacobian kept, Jacobian to refresh, its step size",
+     .flags = WB_AUX_UNRECORDED},
+    {.name = "jacobian_point", .size_kind = WB_AUX_CONFIGURATION_BLOCKS,
+     .time = WB_AUX_AT_NODE,
+     .doc = "where the kept Jacobian was evaluated: q0, then gamma_j (s blocks)",
+     .flags = WB_AUX_UNRECORDED},
+    {.name = "jacobian_lambda", .size_kind = WB_AUX_HOLONOMIC, .time = WB_AUX_AT_NODE,
+     .doc = "the multiplier at which the kept Jacobian was evaluated",
+     .flags = WB_AUX_UNRECORDED},
 };
 
-/* start: s blocks of nv. */
+enum { AUX_START = 3, AUX_JACOBIAN_POINT = 6 };
+
+/* start: s blocks of nv; jacobian_point: 1 + s blocks of nq. */
 static uint32_t aux_blocks(const wb_option_value *opts, uint32_t group)
 {
-    return group == 3 ? (uint32_t)opts[OPT_S].number : 0u;
+    const uint32_t s = (uint32_t)opts[OPT_S].number;
+    return group == AUX_START ? s : group == AUX_JACOBIAN_POINT ? 1u + s : 0u;
 }
 
 static int nodes_of(const wb_option_value *opts)
@@ -99,6 +119,7 @@ static int iteration_of(const char *choice)
 {
     return strcmp(choice, "newton") == 0       ? HBVM_NEWTON
            : strcmp(choice, "simplified") == 0 ? HBVM_SIMPLIFIED
+           : strcmp(choice, "auto") == 0       ? HBVM_AUTO
                                                : HBVM_FIXED_POINT;
 }
 
@@ -130,11 +151,12 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
     }
     it->extrapolate = strcmp(opts[OPT_START].string, "extrapolate") == 0;
     const char *form = opts[OPT_STAGE_FORM].string;
-    const int nystrom_applies = it->m == 0 && it->iteration == HBVM_FIXED_POINT;
+    const int nystrom_applies =
+        it->m == 0 && (it->iteration == HBVM_FIXED_POINT || it->iteration == HBVM_AUTO);
     if (strcmp(form, "nystrom") == 0 && !nystrom_applies) {
         host->error(host, "hbvm: stage_form = \"nystrom\" needs a model without constraints "
-                          "(this one has %d) and iteration = \"fixed_point\" (now \"%s\"); "
-                          "use stage_form = \"auto\" or \"legendre\"",
+                          "(this one has %d) and iteration = \"fixed_point\" or \"auto\" "
+                          "(now \"%s\"); use stage_form = \"auto\" or \"legendre\"",
                     it->m, opts[OPT_ITERATION].string);
         destroy(it);
         return WB_ERR_INVALID;
@@ -147,6 +169,7 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
     it->nystrom = nystrom_applies && (strcmp(form, "nystrom") == 0 ||
                                       (strcmp(form, "auto") == 0 && it->k == it->s));
     hbvm_shift_matrix(it);
+    hbvm_restart(it);
     *inst = it;
     return WB_OK;
 }
@@ -187,6 +210,7 @@ static int start(void *inst, double t, double h, const double *q, const double *
         vec_copy(it->s * it->n, path, it->x);
         it->last_h = h;
     }
+    hbvm_resume_solver(it, valid + 1);
     return WB_OK;
 }
 
@@ -199,6 +223,7 @@ static void aux_values(const void *inst, double *out)
     for (int e = 0; e < it->s * it->n; e++)
         path[e] = it->history_valid ? it->x[e] : 0.0;
     valid[0] = it->history_valid;
+    hbvm_solver_state(it, valid + 1);
 }
 
 /* Order 2 is what the method guarantees on every model it handles (with

@@ -24,13 +24,20 @@
  * numbers whatever k is; k only sets how many stages are evaluated.
  * gamma_j is affine in lambda, gamma_j = a_j + D_j lambda, so for given
  * stages (51) is an m x m linear system, nonsymmetric when m > 1 (LU with
- * pivoting).  Two ways to solve the whole problem:
+ * pivoting).  Ways to solve the whole problem:
  *   fixed point   the paper's iteration: stages from gamma, lambda from
  *                 (51), new gamma from (50), until the increment vanishes
  *                 or stops decreasing;
  *   newton        Newton on (gamma, lambda) with the analytic Jacobian
  *                 (Hessians of V and g at the k stages), or simplified
- *                 Newton with the step's first Jacobian.
+ *                 Newton with the step's first Jacobian;
+ *   auto          (the default) the fixed point while it contracts; once it
+ *                 stalls or diverges (a stiff problem), simplified Newton
+ *                 for the rest of the run, its Jacobian and LU kept across
+ *                 steps while they converge (rk's rule, wb_iteration.h):
+ *                 where the fixed point converges, bit for bit the paper's
+ *                 iteration; should Newton fail on a step, the fixed point
+ *                 (uninterrupted) takes it and the rest of the run.
  * Without constraints the fixed point can run in the stage positions
  * instead (the second-order, Nystrom form of rk's separable path):
  * Z_l = Y_l - q0 = h I gamma, and (50) becomes
@@ -54,15 +61,26 @@
 typedef enum hbvm_iteration {
     HBVM_FIXED_POINT = 0,
     HBVM_NEWTON = 1,
-    HBVM_SIMPLIFIED = 2
+    HBVM_SIMPLIFIED = 2,
+    HBVM_AUTO = 3
 } hbvm_iteration;
+
+/* The carried solver state (aux "solver_state"), in this order. */
+enum { HBVM_STATE_MODE, HBVM_STATE_NEWTON_FAILED, HBVM_STATE_JACOBIAN_SET, HBVM_STATE_REFRESH,
+       HBVM_STATE_JACOBIAN_H, HBVM_STATE_COUNT };
 
 typedef struct hbvm {
     const wb_host *host;
     const wb_model *model;
     int n, m, s, k;
     int size;              /* s n + m unknowns                                 */
-    int iteration, max_iter;
+    int iteration, max_iter; /* iteration: the configured hbvm_iteration       */
+    int mode;              /* the iteration in use: the configured one, or for
+                              HBVM_AUTO the fixed point until it stalls, then
+                              simplified Newton for the rest of the run        */
+    int newton_failed;     /* auto: Newton failed on a step the fixed point then
+                              took: the fixed point, without changing, for the
+                              rest of the run                                 */
     int nystrom;           /* the fixed point in the stage positions (m = 0)   */
     double tol;
     hbvm_basis basis;
@@ -73,6 +91,7 @@ typedef struct hbvm {
     double h;
     const double *q0, *p0;
     double *x;             /* unknowns: gamma (s x n), then lambda (m)         */
+    double *guess;         /* the step's first x: auto starts again from it     */
     double *lambda;        /* the last accepted step's multiplier (aux)        */
     double *Y, *grad, *G;  /* stages: positions, grad V, G (k x m x n)          */
     double *psi, *rho;     /* s x n, s x m x n                                  */
@@ -96,14 +115,29 @@ typedef struct hbvm {
      * (k x k) and its multiples h^2 I X W, h c for the step size h_coefficients */
     double *Z, *MG, *IXW, *h2IXW, *hc, h_coefficients;
     double *minv_diagonal; /* M^-1 when diagonal (n), else NULL               */
-    int *pivots;
+    /* auto's kept Jacobian: J holds its LU (when `factored`), evaluated at
+     * jacobian_point = (q0, gamma, lambda) with step size jacobian_h; the
+     * point is state, so a resumed run factors the same matrix again */
+    int jacobian_set;      /* jacobian_point holds that point                  */
+    int refresh;           /* it converged slowly: a new one at the next step  */
+    int factored;          /* J holds its factors                              */
+    double jacobian_h;
+    double *jacobian_point;/* n + size                                         */
+    int *pivots;           /* J's                                              */
+    int *multiplier_pivots;/* the system (51)'s, m: J's stay with a kept LU    */
 } hbvm;
 
 int hbvm_alloc(hbvm *it);
 /* T_ij = int_0^1 P_i(c) P_j(1 + c) dc into it->shift (after hbvm_alloc). */
 void hbvm_shift_matrix(hbvm *it);
 void hbvm_free(hbvm *it);
+/* Forget the trajectory: the compensated carry, the extrapolated start and
+ * auto's choice and kept Jacobian. */
 void hbvm_restart(hbvm *it);
+/* The solver state in the aux layout (solver_state, then jacobian_point as
+ * q0 and gamma, then its lambda), and a resumed run's from it. */
+void hbvm_solver_state(const hbvm *it, double *state);
+void hbvm_resume_solver(hbvm *it, const double *state);
 int hbvm_solve_step(hbvm *it, double h, const double *q0, const double *p0, double *q1,
                     double *p1, wb_step_stats *stats);
 

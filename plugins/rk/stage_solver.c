@@ -1,6 +1,7 @@
 /* Partitioned Runge-Kutta steps for mechanical models (see stage_solver.h):
  * set-up, the step and its compensated update, the method callbacks. */
 #include "stage_solver_internal.h"
+#include "wb_iteration.h"
 #include "wb_vec.h"
 
 #include <stdlib.h>
@@ -229,13 +230,9 @@ void stage_scale(double *scale, const double *y, int from, int count)
  * decreasing below 1e-15; this is the largest component, whose round-off
  * floor lies higher: it may stop decreasing below 1e-14). */
 static const double ROUNDOFF = 1e-16;
-/* The fixed point is abandoned (auto) when a sweep cuts the increment by
- * less than this factor, or after this many sweeps. */
-static const double FIXED_POINT_SLOW = 0.25;
+/* auto gives up the fixed point after this many sweeps (or when it
+ * contracts too slowly, wb_iteration.h). */
 enum { FIXED_POINT_SWEEPS = 20 };
-/* A kept Jacobian that contracts by less than this is re-evaluated at the
- * next step; above 1 (diverging) at once. */
-static const double JACOBIAN_SLOW = 0.1;
 
 /* The error a sweep leaves in the stages, estimated from the contraction
  * rate theta (the ratio of its increment to the last one) as
@@ -285,16 +282,6 @@ static int settled(int it, int mode, double relative, double previous, double ab
     return it > 0 && relative >= previous && previous <= near;
 }
 
-static void count_step(const stage_solver *s, wb_step_stats *stats)
-{
-    if (!WB_HAS_FIELD(stats, wb_step_stats, newton_steps))
-        return;
-    if (s->mode == ITERATE_FIXED_POINT)
-        stats->fixed_point_steps++;
-    else
-        stats->newton_steps++;
-}
-
 /* Make the simplified-Newton factors current: a new Jacobian at y0 every
  * step (ITERATE_SIMPLIFIED), or the kept one (auto) until it is refreshed. */
 static int prepare_newton(stage_solver *s, const stage_path *path, double h, const double *y0,
@@ -329,25 +316,21 @@ restart:
         stats->newton_iterations++;
         stats->residual_evals++;
         if (isfinite(relative) && settled(it, s->mode, relative, previous, absolute, s->tol)) {
-            count_step(s, stats);
+            wb_count_iteration_step(stats, s->mode == ITERATE_FIXED_POINT);
             return WB_OK;
         }
-        const double rate = relative / previous;
-        const int slow = !isfinite(relative) || (it > 0 && measurable(relative) && rate > 0);
         if (s->iteration == ITERATE_AUTO && s->mode == ITERATE_FIXED_POINT &&
-            (!isfinite(relative) || (slow && rate > FIXED_POINT_SLOW) ||
-             it + 1 >= FIXED_POINT_SWEEPS)) {
+            wb_auto_fixed_point_stalls(it, relative, previous, FIXED_POINT_SWEEPS)) {
             s->mode = ITERATE_SIMPLIFIED; /* stiff: Newton for the rest of the run */
             goto restart;
         }
-        if (s->iteration == ITERATE_AUTO && s->mode == ITERATE_SIMPLIFIED && slow) {
+        if (s->iteration == ITERATE_AUTO && s->mode == ITERATE_SIMPLIFIED) {
             const int old = !vec_equal(s->dim, s->jacobian_point, y0);
-            if (old && (!isfinite(relative) || rate >= 1.0)) {
-                s->refresh = 1; /* diverging on an old Jacobian: a new one, now */
-                goto restart;
-            }
-            if (rate > JACOBIAN_SLOW)
+            const wb_auto_jacobian verdict = wb_auto_judge_jacobian(it, relative, previous, old);
+            if (verdict != WB_AUTO_JACOBIAN_KEEP)
                 s->refresh = 1;
+            if (verdict == WB_AUTO_JACOBIAN_REFRESH_NOW)
+                goto restart;
         }
         if (!isfinite(relative))
             break;
