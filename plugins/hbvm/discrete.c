@@ -20,42 +20,64 @@ static double *take(double **cursor, size_t count)
     return p;
 }
 
+/* M^-1 as a matrix (the dense Jacobian's products), and its diagonal when
+ * it is one; the sparse path has the declared diagonal. */
+static void inverse_mass(hbvm *it)
+{
+    const size_t n = (size_t)it->n;
+    if (it->sp.ext) {
+        it->Minv = NULL;
+        it->minv_diagonal = it->sp.inverse_mass;
+        return;
+    }
+    wb_constant_inverse_mass(it->model, it->work, it->Minv);
+    for (size_t r = 0; r < n && it->minv_diagonal; r++) {
+        it->minv_diagonal[r] = it->Minv[r * n + r];
+        for (size_t c = 0; c < n; c++)
+            if (c != r && it->Minv[r * n + c] != 0.0)
+                it->minv_diagonal = NULL;
+    }
+}
+
 int hbvm_alloc(hbvm *it)
 {
     const size_t n = (size_t)it->n, m = (size_t)it->m, s = (size_t)it->s, k = (size_t)it->k;
-    const size_t size = (size_t)it->size;
-    const size_t doubles = n * n + size + m + k * n * (2 + m) + s * n * (2 + 2 * m) + m * m +
-                           2 * size + size * size + k * n * n + k * m * n + 2 * n * n + 12 * n +
-                           s * s + 2 * k * n + 2 * k * k + k + n + n + 2 * size;
-    double *p = calloc(doubles, sizeof(double));
+    const size_t size = (size_t)it->size, g = (size_t)it->g_entries;
+    /* the n x n, m x m and size x size matrices are the dense path's */
+    const int dense = it->sp.ext == NULL;
+    const size_t nn = dense ? n * n : 0, mm = dense ? m * m : 0, jj = dense ? size * size : 0;
+    const size_t doubles = nn + size + m + k * (2 * n + g) + s * (2 * n + 2 * g) + mm +
+                           2 * size + jj + k * nn + k * g + 2 * nn + 12 * n + s * s +
+                           2 * k * n + 2 * k * k + k + n + n + 2 * size;
+    double *p = it->memory = calloc(doubles, sizeof(double));
     it->pivots = calloc(size + 1 + m, sizeof(int));
     if (!p || !it->pivots) {
         free(p);
         free(it->pivots);
-        it->pivots = NULL;
+        it->memory = NULL, it->pivots = NULL;
         it->host->error(it->host, "hbvm: out of memory (k = %d, s = %d, n = %d)", it->k,
                         it->s, it->n);
         return WB_ERR_NOMEM;
     }
-    it->Minv = take(&p, n * n);
+    it->Minv = take(&p, nn);
     it->x = take(&p, size);
     it->lambda = take(&p, m);
     it->Y = take(&p, k * n);
     it->grad = take(&p, k * n);
-    it->G = take(&p, k * m * n);
+    it->G = take(&p, k * g);
     it->psi = take(&p, s * n);
-    it->rho = take(&p, s * m * n);
+    it->rho = take(&p, s * g);
     it->a = take(&p, s * n);
-    it->D = take(&p, s * m * n);
-    it->S = take(&p, m * m);
+    it->D = take(&p, s * g);
+    it->S = take(&p, mm);
     /* Newton's arrays, small enough to allocate whatever the solver */
     it->R = take(&p, size);
     it->dx = take(&p, size);
-    it->J = take(&p, size * size);
-    it->K = take(&p, k * n * n);
-    it->B = take(&p, k * m * n);
-    it->hess = take(&p, n * n);
-    it->T = take(&p, n * n);
+    it->J = take(&p, jj);
+    it->K = take(&p, k * nn);
+    it->B = take(&p, k * g);
+    it->hess = take(&p, nn);
+    it->T = take(&p, nn);
     it->force = take(&p, 2 * n);
     it->work = take(&p, 2 * n);
     it->start = take(&p, 2 * n);
@@ -73,13 +95,7 @@ int hbvm_alloc(hbvm *it)
     it->guess = take(&p, size);
     it->multiplier_pivots = it->pivots + size + 1;
     it->h_coefficients = NAN;
-    wb_constant_inverse_mass(it->model, it->work, it->Minv);
-    for (size_t r = 0; r < n && it->minv_diagonal; r++) {
-        it->minv_diagonal[r] = it->Minv[r * n + r];
-        for (size_t c = 0; c < n; c++)
-            if (c != r && it->Minv[r * n + c] != 0.0)
-                it->minv_diagonal = NULL;
-    }
+    inverse_mass(it);
     for (int l = 0; l < it->k; l++) /* I X W = I (X W), k x k */
         for (int lp = 0; lp < it->k; lp++) {
             double sum = 0.0;
@@ -92,9 +108,9 @@ int hbvm_alloc(hbvm *it)
 
 void hbvm_free(hbvm *it)
 {
-    free(it->Minv); /* the head of the one block */
+    free(it->memory);
     free(it->pivots);
-    it->Minv = NULL;
+    it->memory = NULL;
     it->pivots = NULL;
 }
 
@@ -167,8 +183,42 @@ void hbvm_resume_solver(hbvm *it, const double *state)
 
 static double *gamma_of(hbvm *it, double *x, int j) { return x + (size_t)j * it->n; }
 static double *lambda_of(hbvm *it, double *x) { return x + (size_t)it->s * it->n; }
-static double *rho_of(hbvm *it, int j) { return it->rho + (size_t)j * it->m * it->n; }
-static double *D_of(hbvm *it, int j) { return it->D + (size_t)j * it->m * it->n; }
+static double *rho_of(hbvm *it, int j) { return it->rho + (size_t)j * it->g_entries; }
+static double *D_of(hbvm *it, int j) { return it->D + (size_t)j * it->g_entries; }
+
+/* ---- G's shape: m x n rows (dense), or values in G's pattern (sparse) ---------------- */
+
+/* y += A x for A of G's shape. */
+static void rows_times_add(const hbvm *it, const double *A, const double *x, double *y)
+{
+    if (it->sp.ext) {
+        wb_csr_mat_vec_add(it->sp.G, A, 1.0, x, y);
+        return;
+    }
+    for (int r = 0; r < it->m; r++)
+        y[r] += vec_dot(it->n, A + (size_t)r * it->n, x);
+}
+
+/* x += A^T y for A of G's shape. */
+static void rows_transpose_times_add(const hbvm *it, const double *A, const double *y,
+                                     double *x)
+{
+    if (it->sp.ext) {
+        wb_csr_t_vec_add(it->sp.G, A, 1.0, y, x);
+        return;
+    }
+    for (int c = 0; c < it->m; c++)
+        vec_axpy(it->n, y[c], A + (size_t)c * it->n, x);
+}
+
+/* G(q) into out, of G's shape. */
+static void constraint_rows(hbvm *it, const double *q, double *out)
+{
+    if (it->sp.ext)
+        it->sp.ext->jacobian_values(it->sp.self, q, out);
+    else
+        wb_constraint_jacobian(it->model, q, out);
+}
 
 /* Y_l = q0 + h sum_j I_lj gamma_j, and grad V, G there. */
 static void evaluate_stages(hbvm *it, const double *x, wb_step_stats *stats)
@@ -181,7 +231,7 @@ static void evaluate_stages(hbvm *it, const double *x, wb_step_stats *stats)
             vec_axpy(n, it->h * it->basis.I[l * s + j], x + (size_t)j * n, Yl);
         wb_potential_gradient(it->model, Yl, it->grad + (size_t)l * n);
         if (it->m > 0)
-            wb_constraint_jacobian(it->model, Yl, it->G + (size_t)l * it->m * n);
+            constraint_rows(it, Yl, it->G + (size_t)l * it->g_entries);
     }
     stats->function_evals += (uint64_t)it->k;
 }
@@ -189,19 +239,51 @@ static void evaluate_stages(hbvm *it, const double *x, wb_step_stats *stats)
 /* psi_j = sum_l W_jl grad V(Y_l),  rho_j = sum_l W_jl G(Y_l) */
 static void project(hbvm *it)
 {
-    const int n = it->n, m = it->m, k = it->k;
+    const int n = it->n, g = it->g_entries, k = it->k;
     for (int j = 0; j < it->s; j++) {
         double *psi = it->psi + (size_t)j * n, *rho = rho_of(it, j);
         for (int e = 0; e < n; e++)
             psi[e] = 0.0;
-        for (int e = 0; e < m * n; e++)
+        for (int e = 0; e < g; e++)
             rho[e] = 0.0;
         for (int l = 0; l < k; l++) {
             const double w = it->basis.W[j * k + l];
             vec_axpy(n, w, it->grad + (size_t)l * n, psi);
-            vec_axpy(m * n, w, it->G + (size_t)l * m * n, rho);
+            vec_axpy(g, w, it->G + (size_t)l * g, rho);
         }
     }
+}
+
+/* D_j row c = -h M^-1 sum_i X_ji (row c of rho_i), row by row through the
+ * model's mass solve. */
+static void directions_dense(hbvm *it, int j)
+{
+    const int n = it->n, s = it->s;
+    double *sum = it->work;
+    for (int c = 0; c < it->m; c++) {
+        for (int e = 0; e < n; e++)
+            sum[e] = 0.0;
+        for (int i = 0; i < s; i++)
+            if (it->basis.X[j * s + i] != 0.0)
+                vec_axpy(n, -it->h * it->basis.X[j * s + i], rho_of(it, i) + (size_t)c * n, sum);
+        wb_mass_solve(it->model, it->q0, sum, D_of(it, j) + (size_t)c * n);
+    }
+}
+
+/* The same in G's pattern, the sums entry by entry in the same order, each
+ * scaled by its column's diagonal M^-1. */
+static void directions_sparse(hbvm *it, int j)
+{
+    const wb_sparse_pattern *G = it->sp.G;
+    const int s = it->s;
+    double *D = D_of(it, j);
+    for (int e = 0; e < G->nnz; e++)
+        D[e] = 0.0;
+    for (int i = 0; i < s; i++)
+        if (it->basis.X[j * s + i] != 0.0)
+            vec_axpy(G->nnz, -it->h * it->basis.X[j * s + i], rho_of(it, i), D);
+    for (int e = 0; e < G->nnz; e++)
+        D[e] = it->sp.inverse_mass[G->columns[e]] * D[e];
 }
 
 /* gamma_j(lambda) = a_j + D_j^T lambda from (50):
@@ -209,7 +291,7 @@ static void project(hbvm *it)
  *   D_j row c = -h M^-1 sum_i X_ji (row c of rho_i). */
 static void affine_gamma(hbvm *it)
 {
-    const int n = it->n, m = it->m, s = it->s;
+    const int n = it->n, s = it->s;
     double *sum = it->work;
     for (int j = 0; j < s; j++) {
         for (int e = 0; e < n; e++)
@@ -218,37 +300,50 @@ static void affine_gamma(hbvm *it)
             if (it->basis.X[j * s + i] != 0.0)
                 vec_axpy(n, -it->h * it->basis.X[j * s + i], it->psi + (size_t)i * n, sum);
         wb_mass_solve(it->model, it->q0, sum, it->a + (size_t)j * n);
-        for (int c = 0; c < m; c++) {
-            for (int e = 0; e < n; e++)
-                sum[e] = 0.0;
-            for (int i = 0; i < s; i++)
-                if (it->basis.X[j * s + i] != 0.0)
-                    vec_axpy(n, -it->h * it->basis.X[j * s + i],
-                             rho_of(it, i) + (size_t)c * n, sum);
-            wb_mass_solve(it->model, it->q0, sum, D_of(it, j) + (size_t)c * n);
-        }
+        if (it->sp.ext)
+            directions_sparse(it, j);
+        else
+            directions_dense(it, j);
     }
 }
 
-/* The discrete line integral (51), sum_j rho_j (a_j + D_j^T lambda) = 0:
- * an m x m system, nonsymmetric for m > 1, solved by LU with pivoting. */
-static int solve_multiplier(hbvm *it, double *lambda, wb_step_stats *stats)
+/* S = -sum_j rho_j D_j^T, m x m. */
+static void multiplier_matrix_dense(hbvm *it)
 {
     const int n = it->n, m = it->m, s = it->s;
-    for (int r = 0; r < m; r++) {
-        double b = 0.0;
-        for (int j = 0; j < s; j++)
-            b += vec_dot(n, rho_of(it, j) + (size_t)r * n, it->a + (size_t)j * n);
-        lambda[r] = b;
+    for (int r = 0; r < m; r++)
         for (int c = 0; c < m; c++) {
             double sum = 0.0;
             for (int j = 0; j < s; j++)
                 sum -= vec_dot(n, rho_of(it, j) + (size_t)r * n, D_of(it, j) + (size_t)c * n);
             it->S[r * m + c] = sum;
         }
+}
+
+/* S lambda = b, S dense (LU with pivoting) or in G G^T's pattern (the
+ * host's sparse LU). */
+static int multiplier_solve(hbvm *it, double *lambda)
+{
+    const wb_host *host = it->host;
+    if (!it->sp.ext) {
+        multiplier_matrix_dense(it);
+        return host->dense_solve(host, it->m, 1, it->S, it->multiplier_pivots, lambda);
     }
+    hbvm_sparse_multiplier_matrix(it);
+    const int status = host->sparse_lu_factor(host, it->sp.multiplier_lu, it->sp.Sv);
+    return status != WB_OK ? status : host->sparse_lu_solve(host, it->sp.multiplier_lu, 1, lambda);
+}
+
+/* The discrete line integral (51), sum_j rho_j (a_j + D_j^T lambda) = 0:
+ * an m x m system S lambda = sum_j rho_j a_j, nonsymmetric for m > 1. */
+static int solve_multiplier(hbvm *it, double *lambda, wb_step_stats *stats)
+{
+    for (int r = 0; r < it->m; r++)
+        lambda[r] = 0.0;
+    for (int j = 0; j < it->s; j++)
+        rows_times_add(it, rho_of(it, j), it->a + (size_t)j * it->n, lambda);
     stats->linear_solves++;
-    int status = it->host->dense_solve(it->host, m, 1, it->S, it->multiplier_pivots, lambda);
+    int status = multiplier_solve(it, lambda);
     if (status == WB_ERR_NONFINITE)
         it->host->error(it->host, "hbvm: the multiplier system (51) became non-finite (h = %g): "
                                   "the iteration diverged; reduce h", it->h);
@@ -265,8 +360,7 @@ static void gamma_at(hbvm *it, const double *lambda, double *out)
     for (int j = 0; j < it->s; j++) {
         double *g = out + (size_t)j * n;
         vec_copy(n, it->a + (size_t)j * n, g);
-        for (int c = 0; c < it->m; c++)
-            vec_axpy(n, lambda[c], D_of(it, j) + (size_t)c * n, g);
+        rows_transpose_times_add(it, D_of(it, j), lambda, g);
     }
 }
 
@@ -431,7 +525,7 @@ static int nystrom_fixed_point(hbvm *it, wb_step_stats *stats)
 /* R_j = gamma_j - (a_j + D_j^T lambda),  R_lambda = sum_j rho_j gamma_j. */
 static void residual(hbvm *it, wb_step_stats *stats)
 {
-    const int n = it->n, m = it->m, s = it->s;
+    const int n = it->n, s = it->s;
     evaluate_stages(it, it->x, stats);
     project(it);
     affine_gamma(it);
@@ -439,11 +533,10 @@ static void residual(hbvm *it, wb_step_stats *stats)
     for (int e = 0; e < s * n; e++)
         it->R[e] = it->x[e] - it->R[e];
     double *Rl = it->R + (size_t)s * n;
-    for (int r = 0; r < m; r++) {
+    for (int r = 0; r < it->m; r++)
         Rl[r] = 0.0;
-        for (int j = 0; j < s; j++)
-            Rl[r] += vec_dot(n, rho_of(it, j) + (size_t)r * n, gamma_of(it, it->x, j));
-    }
+    for (int j = 0; j < s; j++)
+        rows_times_add(it, rho_of(it, j), gamma_of(it, it->x, j), Rl);
     stats->residual_evals++;
 }
 
@@ -521,17 +614,34 @@ static void newton_failure(hbvm *it, int status)
         it->host->error(it->host, "hbvm: the Newton matrix is singular (h = %g)", it->h);
 }
 
-/* The Jacobian at x, whose stages the last evaluation left, factored in J. */
+/* The Jacobian at x, whose stages the last evaluation left, factored in J
+ * (sparse: assembled in its nonzeros and factored in sp.jacobian_lu). */
 static int factor_jacobian(hbvm *it, double *x, wb_step_stats *stats)
 {
-    stage_derivatives(it, x);
-    assemble(it);
+    const wb_host *host = it->host;
+    int status;
     stats->jacobian_evals++;
     stats->linear_solves++;
-    int status = it->host->lu_factor(it->host, it->size, it->J, it->pivots);
+    if (it->sp.ext) {
+        hbvm_sparse_newton_matrix(it, x);
+        status = host->sparse_lu_factor(host, it->sp.jacobian_lu, it->sp.Jv);
+    } else {
+        stage_derivatives(it, x);
+        assemble(it);
+        status = host->lu_factor(host, it->size, it->J, it->pivots);
+    }
     if (status != WB_OK)
         newton_failure(it, status);
     return status;
+}
+
+/* dx <- J^-1 dx with the factors of factor_jacobian. */
+static int solve_newton(hbvm *it, double *dx)
+{
+    const wb_host *host = it->host;
+    if (it->sp.ext)
+        return host->sparse_lu_solve(host, it->sp.jacobian_lu, 1, dx);
+    return host->lu_solve(host, it->size, 1, it->J, it->pivots, dx);
 }
 
 /* ---- auto's kept Jacobian ------------------------------------------------------------------- */
@@ -608,7 +718,7 @@ static int newton(hbvm *it, wb_step_stats *stats)
             (status = factor_jacobian(it, it->x, stats)) != WB_OK)
             return status;
         vec_copy(N, it->R, it->dx);
-        status = it->host->lu_solve(it->host, N, 1, it->J, it->pivots, it->dx);
+        status = solve_newton(it, it->dx);
         stats->linear_solves++;
         if (status == WB_ERR_NONFINITE && /* a diverging sweep: relative is the last one's */
             judge_kept_jacobian(it, iter, INFINITY, relative) == JACOBIAN_STALE)
@@ -665,14 +775,13 @@ static void first_guess(hbvm *it, int continuing)
  * added to (q0, p0) with compensated summation when asked. */
 static void update(hbvm *it, double *q1, double *p1)
 {
-    const int n = it->n, m = it->m, s = it->s;
+    const int n = it->n, s = it->s;
     const double *lambda = lambda_of(it, it->x);
     double *f = it->force, *sum = it->work, *dq = it->increment, *dp = it->increment + n;
     for (int i = 0; i < s && i < 2; i++) { /* X_0i = 0 for i >= 2 */
         double *fi = f + (size_t)i * n;
         vec_copy(n, it->psi + (size_t)i * n, fi);
-        for (int c = 0; c < m; c++)
-            vec_axpy(n, lambda[c], rho_of(it, i) + (size_t)c * n, fi);
+        rows_transpose_times_add(it, rho_of(it, i), lambda, fi);
     }
     vec_copy(n, it->p0, sum);
     for (int i = 0; i < s && i < 2; i++)

@@ -11,13 +11,14 @@
 #include "hbvm.h"
 #include "wb_integrator_plugin.h"
 #include "wb_mass.h"
+#include "wb_sparse_method.h"
 #include "wb_vec.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 enum { OPT_K, OPT_S, OPT_ITERATION, OPT_TOL, OPT_MAX_ITER, OPT_COMPENSATED, OPT_START,
-       OPT_STAGE_FORM, OPT_COUNT };
+       OPT_STAGE_FORM, OPT_LINEAR_SOLVER, OPT_COUNT };
 
 static const wb_option_spec options[OPT_COUNT] = {
     {"k", WB_OPT_INTEGER, 0, 0, 64, NULL, NULL,
@@ -47,6 +48,9 @@ static const wb_option_spec options[OPT_COUNT] = {
      "no constraints), the s Legendre coefficients and the multiplier (legendre), or auto "
      "(nystrom without constraints, iteration = fixed_point or auto and k = s: for k > s the "
      "Legendre form has fewer unknowns); Newton runs in the Legendre form"},
+    WB_LINEAR_SOLVER_OPTION("G in its pattern and a diagonal mass, and for any iteration but "
+                            "fixed_point the Hessian patterns; the multiplier system (51) in "
+                            "the pattern of G G^T and the Newton matrix in its nonzeros"),
 };
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, NULL};
@@ -99,6 +103,7 @@ static void destroy(void *inst)
     if (!it)
         return;
     hbvm_basis_free(&it->basis);
+    hbvm_sparse_free(it);
     hbvm_free(it);
     free(it);
 }
@@ -123,15 +128,36 @@ static int iteration_of(const char *choice)
                                                : HBVM_FIXED_POINT;
 }
 
+/* The arrays in G's pattern (linear_solver = sparse) or dense, after the
+ * basis (the Newton matrix's blocks follow the quadrature's couplings). */
+static int create_arrays(hbvm *it, int sparse)
+{
+    int status = WB_OK;
+    it->g_entries = it->m * it->n;
+    if (sparse && (status = hbvm_sparse_create(it, it->iteration != HBVM_FIXED_POINT)) ==
+                      WB_ERR_NOMEM)
+        it->host->error(it->host, "hbvm: out of memory for the sparse structure of '%s'",
+                        it->model->name);
+    return status == WB_OK ? hbvm_alloc(it) : status;
+}
+
 static int create(const wb_host *host, const wb_model *model, const wb_option_value *opts,
                   void **inst)
 {
     const int k = nodes_of(opts), s = (int)opts[OPT_S].number;
+    const int iteration = iteration_of(opts[OPT_ITERATION].string);
     int status = validate(host, opts);
     if (status == WB_OK) /* (50) and (52) take M^-1 as a matrix: H = p^T M^-1 p / 2 + V(q) */
         status = wb_require_constant_mass(host, model, "hbvm");
     if (status != WB_OK)
         return status;
+    /* Newton's matrix differentiates grad V and G^T lambda: the Hessians */
+    const int sparse = wb_sparse_choose(host, model, opts[OPT_LINEAR_SOLVER].string,
+                                        iteration == HBVM_FIXED_POINT ? 0
+                                                                      : WB_SPARSE_NEEDS_HESSIANS,
+                                        "hbvm");
+    if (sparse < 0)
+        return WB_ERR_INVALID;
     hbvm *it = calloc(1, sizeof *it);
     if (!it) {
         host->error(host, "hbvm: out of memory");
@@ -140,12 +166,12 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
     it->host = host, it->model = model;
     it->n = model->nq, it->m = model->n_holonomic, it->s = s, it->k = k;
     it->size = s * it->n + it->m;
-    it->iteration = iteration_of(opts[OPT_ITERATION].string);
+    it->iteration = iteration;
     it->tol = opts[OPT_TOL].number;
     it->max_iter = (int)opts[OPT_MAX_ITER].number;
     it->sum.enabled = opts[OPT_COMPENSATED].number != 0;
     if ((status = hbvm_basis_init(&it->basis, host, s, k)) != WB_OK ||
-        (status = hbvm_alloc(it)) != WB_OK) {
+        (status = create_arrays(it, sparse)) != WB_OK) {
         destroy(it);
         return status;
     }

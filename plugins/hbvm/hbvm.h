@@ -51,11 +51,26 @@
  * sweep); for k > s the coefficients are fewer unknowns (s n < k n).
  * H and g are conserved exactly when they are polynomials of degree
  * <= 2k/s, to O(h^2k) otherwise; the method is symmetric, of order 2
- * (2s when lambda is constant or there are no constraints). */
+ * (2s when lambda is constant or there are no constraints).
+ *
+ * Option linear_solver picks how the m x n arrays and the two linear
+ * systems are held, at create time:
+ *   dense   G(Y_l), rho_j, D_j as m x n rows (each row of D_j through the
+ *           model's mass solve), S (m x m) and the Newton matrix
+ *           ((s n + m)^2) dense, LAPACK LU: O(m^2 n) a fixed-point sweep,
+ *           O((s n + m)^3) a Jacobian, O(n^2) memory;
+ *   sparse  a model that declares G's pattern and a diagonal mass
+ *           (wb.sparsity/1; for Newton, iteration other than fixed_point,
+ *           also the Hessian patterns): the arrays in G's nonzeros, S in
+ *           the pattern of G G^T and the Newton matrix in its nonzeros,
+ *           both factored by the host's sparse LU (sparse.h): O(N) a sweep,
+ *           a Jacobian and memory for a chain of N links;
+ *   auto    sparse when the model declares what that needs, else dense. */
 #ifndef HBVM_H
 #define HBVM_H
 
 #include "basis.h"
+#include "sparse.h"
 #include "wb_compensated.h"
 
 typedef enum hbvm_iteration {
@@ -84,22 +99,28 @@ typedef struct hbvm {
     int nystrom;           /* the fixed point in the stage positions (m = 0)   */
     double tol;
     hbvm_basis basis;
+    double *memory;        /* the one block the arrays below are carved from    */
     double *Minv;          /* n x n, the constant M^-1, for the Jacobian's matrix
-                              products; vectors go through the model's solve,
-                              O(n) for a diagonal M                           */
+                              products (dense; NULL on the sparse path); vectors
+                              go through the model's solve, O(n) for a diagonal M */
     /* the step being solved */
     double h;
     const double *q0, *p0;
     double *x;             /* unknowns: gamma (s x n), then lambda (m)         */
     double *guess;         /* the step's first x: auto starts again from it     */
     double *lambda;        /* the last accepted step's multiplier (aux)        */
-    double *Y, *grad, *G;  /* stages: positions, grad V, G (k x m x n)          */
-    double *psi, *rho;     /* s x n, s x m x n                                  */
-    double *a, *D;         /* gamma_j = a_j + D_j^T lambda: s x n, s x m x n    */
-    double *S;             /* the multiplier system (51), m x m                 */
-    double *R, *dx, *J;    /* Newton: residual, update, Jacobian (size^2)       */
-    double *K, *B;         /* Newton: M^-1 (Hess V + T(.; lambda)), B(Y_l; w_l) */
-    double *hess, *T;      /* Newton: n x n scratch for one stage's Hessians     */
+    /* G(Y_l), rho_j, D_j and B_l are m x n: dense rows, or their values in
+     * G's pattern (sparse); g_entries is the size of one, m n or nnz(G) */
+    int g_entries;
+    hbvm_sparse sp;        /* linear_solver = sparse: sp.ext set                 */
+    double *Y, *grad, *G;  /* stages: positions, grad V, G (k of them)           */
+    double *psi, *rho;     /* s x n, s of G's shape                              */
+    double *a, *D;         /* gamma_j = a_j + D_j^T lambda: s x n, s of G's shape */
+    double *S;             /* the multiplier system (51), m x m (dense)          */
+    double *R, *dx, *J;    /* Newton: residual, update, Jacobian (size^2, dense) */
+    double *K, *B;         /* Newton: M^-1 (Hess V + T(.; lambda)) (k x n x n,
+                              dense), B(Y_l; w_l) (k of G's shape)               */
+    double *hess, *T;      /* Newton: n x n scratch for one stage's Hessians (dense) */
     double *force, *work;  /* 2 n and 2 n scratch                               */
     double *start;         /* (q0, p0), 2 n: the update's summands, ...          */
     double *increment;     /* ... (q1 - q0, p1 - p0), 2 n ...                    */
@@ -114,10 +135,11 @@ typedef struct hbvm {
     /* the Nystrom form: Z (k x n), M^-1 grad V at the stages (k x n), I X W
      * (k x k) and its multiples h^2 I X W, h c for the step size h_coefficients */
     double *Z, *MG, *IXW, *h2IXW, *hc, h_coefficients;
-    double *minv_diagonal; /* M^-1 when diagonal (n), else NULL               */
-    /* auto's kept Jacobian: J holds its LU (when `factored`), evaluated at
-     * jacobian_point = (q0, gamma, lambda) with step size jacobian_h; the
-     * point is state, so a resumed run factors the same matrix again */
+    double *minv_diagonal; /* M^-1 when diagonal (n; sparse: sp.inverse_mass), else NULL */
+    /* auto's kept Jacobian: J (sparse: sp.jacobian_lu) holds its LU (when
+     * `factored`), evaluated at jacobian_point = (q0, gamma, lambda) with
+     * step size jacobian_h; the point is state, so a resumed run factors
+     * the same matrix again */
     int jacobian_set;      /* jacobian_point holds that point                  */
     int refresh;           /* it converged slowly: a new one at the next step  */
     int factored;          /* J holds its factors                              */
@@ -127,6 +149,8 @@ typedef struct hbvm {
     int *multiplier_pivots;/* the system (51)'s, m: J's stay with a kept LU    */
 } hbvm;
 
+/* The arrays, dense or in G's pattern (after hbvm_sparse_create when
+ * sp.ext is set); g_entries must be set. */
 int hbvm_alloc(hbvm *it);
 /* T_ij = int_0^1 P_i(c) P_j(1 + c) dc into it->shift (after hbvm_alloc). */
 void hbvm_shift_matrix(hbvm *it);
