@@ -4,6 +4,8 @@
 #include "wb_mass.h"
 #include "wb_vec.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 
 /* The solvers' verdicts inside a step (never returned to the host): auto's
@@ -211,6 +213,37 @@ static void rows_transpose_times_add(const hbvm *it, const double *A, const doub
         vec_axpy(it->n, y[c], A + (size_t)c * it->n, x);
 }
 
+/* y += |A| |x| for A of G's shape. */
+static void abs_rows_times_add(const hbvm *it, const double *A, const double *x, double *y)
+{
+    if (it->sp.ext) {
+        const wb_sparse_pattern *G = it->sp.G;
+        for (int r = 0; r < G->rows; r++)
+            for (int e = G->row_start[r]; e < G->row_start[r + 1]; e++)
+                y[r] += fabs(A[e]) * fabs(x[G->columns[e]]);
+        return;
+    }
+    for (int r = 0; r < it->m; r++)
+        for (int e = 0; e < it->n; e++)
+            y[r] += fabs(A[(size_t)r * it->n + e]) * fabs(x[e]);
+}
+
+/* x += |A|^T |y| for A of G's shape. */
+static void abs_rows_transpose_times_add(const hbvm *it, const double *A, const double *y,
+                                         double *x)
+{
+    if (it->sp.ext) {
+        const wb_sparse_pattern *G = it->sp.G;
+        for (int r = 0; r < G->rows; r++)
+            for (int e = G->row_start[r]; e < G->row_start[r + 1]; e++)
+                x[G->columns[e]] += fabs(A[e]) * fabs(y[r]);
+        return;
+    }
+    for (int r = 0; r < it->m; r++)
+        for (int e = 0; e < it->n; e++)
+            x[e] += fabs(A[(size_t)r * it->n + e]) * fabs(y[r]);
+}
+
 /* G(q) into out, of G's shape. */
 static void constraint_rows(hbvm *it, const double *q, double *out)
 {
@@ -320,18 +353,29 @@ static void multiplier_matrix_dense(hbvm *it)
         }
 }
 
+/* y <- S^-1 y with the factors multiplier_solve left. */
+static int multiplier_lu_solve(hbvm *it, double *y)
+{
+    const wb_host *host = it->host;
+    if (it->sp.ext)
+        return host->sparse_lu_solve(host, it->sp.multiplier_lu, 1, y);
+    return host->lu_solve(host, it->m, 1, it->S, it->multiplier_pivots, y);
+}
+
 /* S lambda = b, S dense (LU with pivoting) or in G G^T's pattern (the
- * host's sparse LU). */
+ * host's sparse LU); the factors stay for multiplier_lu_solve. */
 static int multiplier_solve(hbvm *it, double *lambda)
 {
     const wb_host *host = it->host;
-    if (!it->sp.ext) {
+    int status;
+    if (it->sp.ext) {
+        hbvm_sparse_multiplier_matrix(it);
+        status = host->sparse_lu_factor(host, it->sp.multiplier_lu, it->sp.Sv);
+    } else {
         multiplier_matrix_dense(it);
-        return host->dense_solve(host, it->m, 1, it->S, it->multiplier_pivots, lambda);
+        status = host->lu_factor(host, it->m, it->S, it->multiplier_pivots);
     }
-    hbvm_sparse_multiplier_matrix(it);
-    const int status = host->sparse_lu_factor(host, it->sp.multiplier_lu, it->sp.Sv);
-    return status != WB_OK ? status : host->sparse_lu_solve(host, it->sp.multiplier_lu, 1, lambda);
+    return status != WB_OK ? status : multiplier_lu_solve(it, lambda);
 }
 
 /* The discrete line integral (51), sum_j rho_j (a_j + D_j^T lambda) = 0:
@@ -379,6 +423,71 @@ static int not_converged(hbvm *it, const char *what, int sweeps, double norm)
     return WB_ERR_NEWTON;
 }
 
+/* ---- the round-off floor of many constraints -------------------------------------------
+ * wb_iteration_settled takes an increment that stopped decreasing for
+ * convergence when it is within 1000 ulps of the unknowns.  With many
+ * constraints the floor is higher: the multiplier's system grows ill-
+ * conditioned (like N^2 for a chain of N links, whose tensions also grow
+ * like N), and its round-off reaches gamma through D^T.  pendulum_chain,
+ * HBVM(2,2), h = 1e-3: the fixed point's increments stop decreasing at
+ * 5.8e-13 for N = 3000 and stay at 9.2e-12 for N = 10^4 (|gamma| = 2, 1000
+ * ulps 4.4e-13: it never settled); Newton's, in lambda, wander between 1e-9
+ * and 6e-9 for N = 1000 (|lambda| = 6.9e3). So where that test fails on
+ * an increment that stopped decreasing, the floor is estimated as
+ * eps |A^-1 w|, w the sizes of the terms of the equations at the iterate
+ * and A their matrix, whose factors are at hand (one more solve): above,
+ * it is 8.8e-12 and 8.9e-11 for the fixed point (10 to 15 times the
+ * stall), 5e-7 in lambda for Newton; on small systems it lies below the
+ * 1000 ulps, and nothing changes (scripts/hbvm print the same numbers). */
+
+/* |gamma_j|'s terms |a_j| + |D_j|^T |lambda| added into t (s x n). */
+static void add_gamma_terms(hbvm *it, const double *lambda, double *t)
+{
+    const int n = it->n;
+    for (int e = 0; e < it->s * n; e++)
+        t[e] += fabs(it->a[e]);
+    for (int j = 0; j < it->s; j++)
+        abs_rows_transpose_times_add(it, D_of(it, j), lambda, t + (size_t)j * n);
+}
+
+/* The fixed point's floor at x: gamma = a + D^T lambda with lambda =
+ * S^-1 b, b's terms w = sum_j |rho_j| t_j: eps max_j (t_j + |D_j^T S^-1 w|).
+ * R and dx are free between sweeps. */
+static double fixed_point_floor(hbvm *it)
+{
+    const int n = it->n, m = it->m, sn = it->s * n;
+    double *t = it->R, *y = it->dx, *z = it->dx + m, largest = 0.0;
+    if (m == 0)
+        return 0.0; /* gamma = a: its own round-off */
+    for (int e = 0; e < sn; e++)
+        t[e] = 0.0;
+    add_gamma_terms(it, lambda_of(it, it->x), t);
+    for (int c = 0; c < m; c++)
+        y[c] = 0.0;
+    for (int j = 0; j < it->s; j++)
+        abs_rows_times_add(it, rho_of(it, j), t + (size_t)j * n, y);
+    if (multiplier_lu_solve(it, y) != WB_OK)
+        return 0.0;
+    for (int j = 0; j < it->s; j++) {
+        for (int e = 0; e < n; e++)
+            z[e] = 0.0;
+        rows_transpose_times_add(it, D_of(it, j), y, z);
+        for (int e = 0; e < n; e++)
+            largest = fmax(largest, t[(size_t)j * n + e] + fabs(z[e]));
+    }
+    return DBL_EPSILON * largest;
+}
+
+/* The increment stopped decreasing at round-off: within 1000 ulps, or at
+ * or below the estimated floor (computed only when that is in question). */
+static int settled_at_floor(hbvm *it, int iter, double norm, double previous, double scale,
+                            double (*floor)(hbvm *))
+{
+    if (wb_iteration_settled(iter, norm, previous, it->tol, scale))
+        return 1;
+    return iter > 0 && norm >= previous && norm <= floor(it);
+}
+
 /* ---- the paper's fixed-point iteration ---------------------------------------------------- */
 
 /* An increment relative to the unknowns' size (max norms), for auto's rates. */
@@ -394,14 +503,17 @@ static int may_switch(const hbvm *it) { return it->iteration == HBVM_AUTO && !it
  * convergence (HBVM(3,1), modified pendulum, h = 0.2: 22 sweeps at 0.20),
  * and Newton cost more there (827 sweeps and 29 Jacobians in 50 steps
  * against the fixed point's 674). */
-static int fixed_point_stalls(const hbvm *it, int sweep, double norm, double scale,
+static int fixed_point_stalls(hbvm *it, int sweep, double norm, double scale,
                               double *relative)
 {
     if (!may_switch(it))
         return 0;
     const double previous = *relative;
     *relative = relative_to(norm, scale);
-    return wb_auto_fixed_point_stalls(sweep, *relative, previous, it->max_iter);
+    if (!wb_auto_fixed_point_stalls(sweep, *relative, previous, it->max_iter))
+        return 0;
+    /* a rate at the round-off floor is none (the budget still counts) */
+    return !isfinite(norm) || sweep + 1 >= it->max_iter || norm > fixed_point_floor(it);
 }
 
 static int fixed_point(hbvm *it, wb_step_stats *stats)
@@ -424,7 +536,7 @@ static int fixed_point(hbvm *it, wb_step_stats *stats)
         stats->newton_iterations++;
         stats->residual_evals++;
         const double scale = vec_max_abs(sn, it->x);
-        if (isfinite(norm) && wb_iteration_settled(sweep, norm, previous, it->tol, scale))
+        if (isfinite(norm) && settled_at_floor(it, sweep, norm, previous, scale, fixed_point_floor))
             return WB_OK;
         if (fixed_point_stalls(it, sweep, norm, scale, &relative))
             return FIXED_POINT_STALLED;
@@ -644,6 +756,25 @@ static int solve_newton(hbvm *it, double *dx)
     return host->lu_solve(host, it->size, 1, it->J, it->pivots, dx);
 }
 
+/* Newton's floor (see fixed_point_floor): eps |J^-1 w|, w the sizes of
+ * the residual's terms at x, |gamma_j| + |a_j| + |D_j|^T |lambda| and
+ * sum_j |rho_j| |gamma_j|.  R is free after the update. */
+static double newton_floor(hbvm *it)
+{
+    const int sn = it->s * it->n;
+    double *w = it->R;
+    for (int e = 0; e < sn; e++)
+        w[e] = fabs(it->x[e]);
+    for (int c = 0; c < it->m; c++)
+        w[sn + c] = 0.0;
+    add_gamma_terms(it, lambda_of(it, it->x), w);
+    for (int j = 0; j < it->s; j++)
+        abs_rows_times_add(it, rho_of(it, j), gamma_of(it, it->x, j), w + sn);
+    if (solve_newton(it, w) != WB_OK)
+        return 0.0;
+    return DBL_EPSILON * vec_max_abs(it->size, w);
+}
+
 /* ---- auto's kept Jacobian ------------------------------------------------------------------- */
 
 /* The kept Jacobian's point for this step: its start, as rk's (every stage
@@ -689,14 +820,16 @@ static int prepare_kept_jacobian(hbvm *it, wb_step_stats *stats)
     return status;
 }
 
-/* auto: what the sweep says of the kept Jacobian (JACOBIAN_STALE: renew it
- * and solve the step again). */
-static int judge_kept_jacobian(hbvm *it, int iter, double relative, double previous)
+/* auto: what the sweep, of increment norm, says of the kept Jacobian
+ * (JACOBIAN_STALE: renew it and solve the step again); a rate at the
+ * round-off floor says nothing. */
+static int judge_kept_jacobian(hbvm *it, int iter, double norm, double relative, double previous)
 {
     if (it->iteration != HBVM_AUTO)
         return WB_OK;
-    const wb_auto_jacobian verdict =
-        wb_auto_judge_jacobian(iter, relative, previous, jacobian_is_old(it));
+    wb_auto_jacobian verdict = wb_auto_judge_jacobian(iter, relative, previous, jacobian_is_old(it));
+    if (verdict != WB_AUTO_JACOBIAN_KEEP && isfinite(norm) && norm <= newton_floor(it))
+        verdict = WB_AUTO_JACOBIAN_KEEP;
     if (verdict != WB_AUTO_JACOBIAN_KEEP)
         it->refresh = 1;
     return verdict == WB_AUTO_JACOBIAN_REFRESH_NOW ? JACOBIAN_STALE : WB_OK;
@@ -721,7 +854,7 @@ static int newton(hbvm *it, wb_step_stats *stats)
         status = solve_newton(it, it->dx);
         stats->linear_solves++;
         if (status == WB_ERR_NONFINITE && /* a diverging sweep: relative is the last one's */
-            judge_kept_jacobian(it, iter, INFINITY, relative) == JACOBIAN_STALE)
+            judge_kept_jacobian(it, iter, INFINITY, INFINITY, relative) == JACOBIAN_STALE)
             return JACOBIAN_STALE;
         if (status != WB_OK) {
             newton_failure(it, status);
@@ -731,10 +864,10 @@ static int newton(hbvm *it, wb_step_stats *stats)
         stats->newton_iterations++;
         norm = vec_max_abs(N, it->dx);
         const double scale = vec_max_abs(N, it->x);
-        if (isfinite(norm) && wb_iteration_settled(iter, norm, previous, it->tol, scale))
+        if (isfinite(norm) && settled_at_floor(it, iter, norm, previous, scale, newton_floor))
             return WB_OK;
         previous_relative = relative, relative = relative_to(norm, scale);
-        if (judge_kept_jacobian(it, iter, relative, previous_relative) == JACOBIAN_STALE)
+        if (judge_kept_jacobian(it, iter, norm, relative, previous_relative) == JACOBIAN_STALE)
             return JACOBIAN_STALE;
         if (!isfinite(norm))
             break;
