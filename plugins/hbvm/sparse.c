@@ -93,8 +93,8 @@ static int allocate_values(hbvm *it, int newton)
     const size_t T = newton ? (size_t)sp->ext->hessian_contract_pattern(sp->self)->nnz : 0;
     const size_t K = newton ? (size_t)sp->K.csr.pattern.nnz : 0;
     const size_t J = newton ? (size_t)sp->J.csr.pattern.nnz : 0;
-    sp->values = calloc(2 * n + nnz + 2 * (size_t)sp->S.pattern.nnz + H + T + (size_t)it->k * K + J + 1,
-                        sizeof(double));
+    const size_t S = (size_t)sp->S.pattern.nnz;
+    sp->values = calloc(2 * n + nnz + 2 * S + H + T + (size_t)it->k * K + J + 1, sizeof(double));
     sp->mark = calloc((size_t)it->m + 1, sizeof(int));
     if (!sp->values || !sp->mark)
         return WB_ERR_NOMEM;
@@ -102,8 +102,8 @@ static int allocate_values(hbvm *it, int newton)
     sp->inverse_mass = p, p += n;
     sp->configuration = p, p += n;
     sp->Dt = p, p += nnz;
-    sp->Sv = p, p += sp->S.pattern.nnz;
-    sp->Sj = p, p += sp->S.pattern.nnz;
+    sp->Sv = p, p += S;
+    sp->Sj = p, p += S;
     sp->Hv = p, p += H;
     sp->Tv = p, p += T;
     sp->Kv = p, p += (size_t)it->k * K;
