@@ -25,11 +25,7 @@ local sol = wb.integrate{model = wb.model("pendulum_chain", {N = $links}), h = 1
 assert(sol.ok, tostring(sol.failure))
 print(string.format("iterations_per_step %.4f", sol.stats.mean_newton_iterations))
 LUA
-# the Ir of the command's own process (the host may start children)
-ir() {
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 |
-        awk '/Command:/ { pid = $1 } /Collected/ { if ($1 == pid) print $4 }'
-}
+. "$(dirname "$0")/callgrind_ir.sh"
 ir1=$(ir "$build/workbench" "$script" "$n1")
 ir2=$(ir "$build/workbench" "$script" "$n2")
 its1=$("$build/workbench" "$script" "$n1" | awk '/iterations_per_step/ { print $2 }')

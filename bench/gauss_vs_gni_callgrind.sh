@@ -25,11 +25,7 @@ local sol = wb.integrate{model = $model, h = $h, steps = steps, every = steps,
                          method = wb.method("rk", {tableau = wb.tableau.gauss($s)$start_option})}
 print(string.format("evals_per_step %.4f", sol.stats.mean_function_evals))
 LUA
-# the Ir of the command's own process (the host may start children)
-ir() {
-    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 |
-        awk '/Command:/ { pid = $1 } /Collected/ { if ($1 == pid) print $4 }'
-}
+. "$(dirname "$0")/callgrind_ir.sh"
 ours1=$(ir "$build/workbench" "$script" "$n1")
 ours2=$(ir "$build/workbench" "$script" "$n2")
 gni1=$(ir "$build/bench/bench_gni_irk2" "$problem" "$s" "$n1" "$h")
