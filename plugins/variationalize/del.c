@@ -786,7 +786,7 @@ int vz_del_step(vz_del *del, double h, const double *q1, const double *v1, doubl
     vec_copy(m, del->nu1, x + OFF_N1(del));
     vec_copy(m, del->nu2, x + OFF_N2(del));
     vec_copy(m, del->theta, x + OFF_TH(del));
-    wb_newton_options options;
+    wb_newton_options options = {0}; /* the members newton_defaults leaves (1.2, 1.5) */
     host->newton_defaults(host, &options);
     options.tol = del->opt.tol;
     options.max_iter = del->opt.max_iter;

@@ -544,7 +544,7 @@ int vz_stage4_step(vz_del *del, double *q2, double *v2)
     column_scales(s);
     for (int j = 0; j < s->size; j++)
         s->Y[j] = X[j] / s->column[j];
-    wb_newton_options options;
+    wb_newton_options options = {0}; /* the members newton_defaults leaves (1.2, 1.5) */
     host->newton_defaults(host, &options);
     options.tol = del->opt.tol;
     options.max_iter = del->opt.max_iter;

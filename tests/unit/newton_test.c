@@ -644,6 +644,112 @@ static void test_rank_one(const wb_host *host)
     host->newton_destroy(host, ws);
 }
 
+/* ---- keep_jacobian and refresh_rate (1.5) ------------------------------------------ */
+
+/* One solve in workspace ws from x0; its own counters. */
+static run solve_in(const wb_host *host, wb_newton *ws, const double *x0,
+                    const wb_newton_options *opt)
+{
+    run out;
+    memset(&out, 0, sizeof out);
+    out.stats.struct_size = sizeof out.stats;
+    out.report.struct_size = sizeof out.report;
+    out.trace.scale = 1;
+    memcpy(out.x, x0, 2 * sizeof(double));
+    host_clear_error();
+    out.status = host->newton_solve(host, ws, circle_hyperbola, circle_hyperbola_jacobian,
+                                    &out.trace, out.x, opt, &out.stats, &out.report);
+    return out;
+}
+
+static wb_newton_options keeping(const wb_host *host, double rate)
+{
+    wb_newton_options opt = defaults(host);
+    opt.struct_size = sizeof opt;
+    opt.residual_scale = NULL;
+    opt.simplified = 1;
+    opt.keep_jacobian = 1;
+    opt.refresh_rate = rate;
+    return opt;
+}
+
+static void test_keep_jacobian(const wb_host *host)
+{
+    const double near[2] = {0.9, 2.1}, nearer[2] = {0.95, 2.05}, other[2] = {2.1, 0.9};
+    wb_newton_options opt = keeping(host, 0.0);
+    wb_newton *ws = host->newton_create(host, 2);
+    run first = solve_in(host, ws, near, &opt);
+    check_root_12(&first, "keep_jacobian, first solve");
+    CHECK(first.trace.jacobian_calls == 1, "keep_jacobian: the first solve forms its Jacobian "
+          "(%d calls)", first.trace.jacobian_calls);
+    run second = solve_in(host, ws, nearer, &opt);
+    check_root_12(&second, "keep_jacobian, second solve");
+    CHECK(second.trace.jacobian_calls == 0 && second.stats.jacobian_evals == 0 &&
+              second.stats.linear_solves == (uint64_t)second.report.iterations,
+          "keep_jacobian: the second solve runs on the kept factors (%d Jacobians, %llu "
+          "linear solves for %d updates)", second.trace.jacobian_calls,
+          (unsigned long long)second.stats.linear_solves, second.report.iterations);
+    /* without it every solve forms its own */
+    opt.keep_jacobian = 0;
+    run fresh = solve_in(host, ws, nearer, &opt);
+    CHECK(fresh.trace.jacobian_calls == 1, "keep_jacobian = 0: %d Jacobians",
+          fresh.trace.jacobian_calls);
+    /* a caller with the 1.4 layout has no keep_jacobian: ignored */
+    opt.keep_jacobian = 1;
+    opt.struct_size = (uint32_t)offsetof(wb_newton_options, keep_jacobian);
+    run older = solve_in(host, ws, nearer, &opt);
+    CHECK(older.trace.jacobian_calls == 1, "1.4 layout: keep_jacobian unread (%d Jacobians)",
+          older.trace.jacobian_calls);
+    /* full Newton ignores it */
+    opt = keeping(host, 0.0);
+    opt.simplified = 0;
+    run full = solve_in(host, ws, nearer, &opt);
+    CHECK(full.trace.jacobian_calls == full.report.iterations && full.report.iterations > 0,
+          "full Newton with keep_jacobian: a Jacobian every update (%d for %d)",
+          full.trace.jacobian_calls, full.report.iterations);
+    /* a failed factorisation leaves nothing to keep */
+    opt = keeping(host, 0.0);
+    opt.keep_jacobian = 0;
+    double x[2] = {0.3, 0.2};
+    CHECK_STATUS(host->newton_solve(host, ws, dependent, dependent_jacobian, &(trace){0}, x, &opt,
+                                    NULL, NULL),
+                 WB_ERR_SINGULAR, "keep_jacobian: a singular Jacobian");
+    opt.keep_jacobian = 1;
+    run after = solve_in(host, ws, near, &opt);
+    check_root_12(&after, "keep_jacobian after a singular one");
+    CHECK(after.trace.jacobian_calls == 1, "after a failed factorisation a new Jacobian (%d)",
+          after.trace.jacobian_calls);
+
+    /* stale factors: the Jacobian at (0.9, 2.1), near the root (1, 2),
+     * kept for a start near (2, 1), where the chord diverges */
+    wb_newton_options set = keeping(host, 0.0);
+    set.keep_jacobian = 0;
+    opt = keeping(host, 0.0);
+    solve_in(host, ws, near, &set);
+    run stuck = solve_in(host, ws, other, &opt);
+    CHECK(stuck.status != WB_OK, "stale factors without refresh: %s after %d updates",
+          test_status_name(stuck.status), stuck.report.iterations);
+    opt = keeping(host, 0.2);
+    solve_in(host, ws, near, &set);
+    run renewed = solve_in(host, ws, other, &opt);
+    CHECK_STATUS(renewed.status, WB_OK, "stale factors, refresh_rate 0.2");
+    CHECK(fabs(renewed.x[0] - 2.0) <= 1e-12 && fabs(renewed.x[1] - 1.0) <= 1e-12,
+          "refresh_rate 0.2: converged to (%.17g, %.17g), expected (2, 1)", renewed.x[0],
+          renewed.x[1]);
+    CHECK(renewed.stats.jacobian_refreshes >= 1 &&
+              renewed.stats.jacobian_refreshes == renewed.stats.jacobian_evals &&
+              renewed.report.iterations <= 12,
+          "refresh_rate 0.2: %llu refreshes, %llu Jacobians, %d updates",
+          (unsigned long long)renewed.stats.jacobian_refreshes,
+          (unsigned long long)renewed.stats.jacobian_evals, renewed.report.iterations);
+    /* a good kept Jacobian is not refreshed */
+    run steady = solve_in(host, ws, other, &opt);
+    CHECK(steady.status == WB_OK && steady.stats.jacobian_evals == 0,
+          "refresh_rate 0.2, factors from near the root: %llu Jacobians",
+          (unsigned long long)steady.stats.jacobian_evals);
+    host->newton_destroy(host, ws);
+}
+
 int main(int argc, char **argv)
 {
     const wb_host *host = host_services();
@@ -665,5 +771,6 @@ int main(int argc, char **argv)
     test_settle_update(host);
     test_residual_scale(host);
     test_rank_one(host);
+    test_keep_jacobian(host);
     return test_summary("newton");
 }

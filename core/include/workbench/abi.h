@@ -53,6 +53,10 @@
  *     And the extension wb.holonomic_point/1 (grad V, g and G at a
  *     point in one call) and the model view's holonomic_point with
  *     WB_CAP_HOLONOMIC_POINT, which RATTLE/SHAKE use when a model has it.
+ *   - 1.5 added: wb_newton_options.keep_jacobian and refresh_rate (a
+ *     simplified Newton that keeps its Jacobian's factors from solve to
+ *     solve and renews them when they stop contracting) and
+ *     wb_step_stats.jacobian_refreshes.
  */
 #ifndef WORKBENCH_ABI_H
 #define WORKBENCH_ABI_H
@@ -61,7 +65,7 @@
 #include <stdint.h>
 
 #define WB_ABI_MAJOR 1
-#define WB_ABI_MINOR 4
+#define WB_ABI_MINOR 5
 
 /* Name of the single symbol a plugin exports. */
 #define WB_ENTRY_SYMBOL "workbench_plugin_entry"

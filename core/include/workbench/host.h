@@ -41,6 +41,9 @@ typedef struct wb_step_stats {
      * WB_HAS_FIELD before writing) */
     uint64_t fixed_point_steps;  /* by fixed-point iteration alone          */
     uint64_t newton_steps;       /* by (simplified) Newton                  */
+    /* 1.5: Jacobians formed in place of one that was kept or reused but
+     * contracted too slowly or failed (also counted in jacobian_evals) */
+    uint64_t jacobian_refreshes;
 } wb_step_stats;
 
 /* ---- Butcher tableaux ------------------------------------------------ */
@@ -85,7 +88,8 @@ typedef struct wb_newton_options {
     double step_tol;   /* ... or when max_i |dx_i| <= step_tol*(1+max|x|)
                           after an update (0 disables this test)           */
     int max_iter;      /* iterations before WB_ERR_NEWTON                   */
-    int simplified;    /* 1: reuse the first Jacobian of the solve (chord)  */
+    int simplified;    /* 1: reuse the first Jacobian of the solve (chord;
+                          across solves: keep_jacobian)                    */
     double fd_eps;     /* relative FD step when no Jacobian given; 0=auto  */
     /* 1: once max|r_i| <= tol, keep updating until the last update is also
      * below tol relative to each unknown (|dx_i| <= tol max(1, |x_i|)), or
@@ -107,6 +111,22 @@ typedef struct wb_newton_options {
      * set struct_size = sizeof(wb_newton_options) and this member after it
      * (a plugin built against earlier headers has no room for it). */
     const double *residual_scale;
+    /* 1.5 (newton_defaults does not write them: a caller that sets
+     * struct_size = sizeof sets every member after the 1.0 ones, or zeroes
+     * the struct first, = {0}; 0 is as before).  With simplified = 1 only:
+     * keep_jacobian  1: begin with the factors of the last Jacobian this
+     *                workspace formed, in an earlier solve, and form a new
+     *                one only when it holds none (its last factorisation
+     *                failed, or there was none); the caller vouches that
+     *                they still fit this system (the same step size ...).
+     *                0: a new Jacobian at the first iterate, as before.
+     * refresh_rate   > 0: when an update cuts the residual (max_i |r_i| /
+     *                tol_i) by less than this factor while it is above the
+     *                tolerance and its round-off floor, the Jacobian is
+     *                stale: a new one at the current iterate, counted in
+     *                stats->jacobian_refreshes.  0: never (the default). */
+    int keep_jacobian;
+    double refresh_rate;
 } wb_newton_options;
 
 typedef struct wb_newton_report {

@@ -21,6 +21,7 @@ struct wb_newton {
     double *rank_u, *rank_v;
     int rank_one;
     double rank_denominator;
+    int factored; /* the last Jacobian's factors are whole (keep_jacobian) */
 };
 
 wb_newton *newton_create(const wb_host *host, int n)
@@ -170,6 +171,7 @@ static int form_jacobian(const wb_host *host, wb_newton *ws,
     /* only with an analytic Jacobian: differences already hold all of it */
     wb_rank_one_fn rank_one = jacobian ? ws->rank_one_fn : NULL;
     ws->rank_one = 0;
+    ws->factored = 0;
     if (stats)
         stats->jacobian_evals++;
     if (ws->sparse) {
@@ -189,6 +191,7 @@ static int form_jacobian(const wb_host *host, wb_newton *ws,
             host->error(host, "Newton: the sparse Jacobian (%dx%d) is singular", ws->n, ws->n);
         if (status == WB_OK && rank_one)
             status = prepare_rank_one(host, ws, stats);
+        ws->factored = status == WB_OK;
         return status;
     }
     if (jacobian) {
@@ -209,7 +212,36 @@ static int form_jacobian(const wb_host *host, wb_newton *ws,
     status = linalg_lu_factor(host, ws->n, ws->jacobian, ws->pivots);
     if (status == WB_ERR_SINGULAR)
         host->error(host, "Newton: the Jacobian (%dx%d) is singular", ws->n, ws->n);
+    ws->factored = status == WB_OK;
     return status;
+}
+
+/* The 1.5 members, or what a caller without them asked for: no reuse
+ * across solves, no refresh. */
+static int keeps_jacobian(const wb_newton_options *opt)
+{
+    return opt->simplified && WB_HAS_FIELD(opt, wb_newton_options, keep_jacobian) &&
+           opt->keep_jacobian;
+}
+
+static double refresh_rate(const wb_newton_options *opt)
+{
+    return opt->simplified && WB_HAS_FIELD(opt, wb_newton_options, refresh_rate)
+               ? opt->refresh_rate
+               : 0.0;
+}
+
+/* A simplified iteration's factors are stale when an update above the
+ * tolerance cut the residual measure by less than the refresh rate. */
+static int stale(double rate, int iterations, double measure, double measure_before)
+{
+    return rate > 0.0 && iterations > 0 && measure > 1.0 && !(measure < rate * measure_before);
+}
+
+static void count_refresh(wb_step_stats *stats)
+{
+    if (stats && WB_HAS_FIELD(stats, wb_step_stats, jacobian_refreshes))
+        stats->jacobian_refreshes++;
 }
 
 /* The tolerance of a row whose terms have the size `scale`
@@ -282,7 +314,9 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
         return WB_ERR_INVALID;
     }
     double step_norm = 0.0, residual_norm = 0.0, residual_before = INFINITY;
-    int iterations = 0, settling = 0, status = WB_OK, have_factors = 0;
+    int iterations = 0, settling = 0, status = WB_OK;
+    int have_factors = keeps_jacobian(opt) && ws->factored;
+    const double rate = refresh_rate(opt);
     const double *scale = WB_HAS_FIELD(opt, wb_newton_options, residual_scale)
                               ? opt->residual_scale : NULL;
     const double tol = opt->tol;
@@ -335,7 +369,10 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
             status = WB_ERR_NEWTON;
             break;
         }
-        if (!opt->simplified || !have_factors) {
+        const int refresh = have_factors && stale(rate, iterations, measure, residual_before);
+        if (!opt->simplified || !have_factors || refresh) {
+            if (refresh)
+                count_refresh(stats);
             status = form_jacobian(host, ws, residual, jacobian, user, x, opt,
                                    stats);
             if (status != WB_OK)

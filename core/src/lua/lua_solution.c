@@ -350,7 +350,7 @@ static int solution_write(lua_State *L)
 
 static void push_stats(lua_State *L, const solution *s)
 {
-    lua_createtable(L, 0, 12);
+    lua_createtable(L, 0, 13);
     const struct {
         const char *name;
         uint64_t value;
@@ -363,6 +363,7 @@ static void push_stats(lua_State *L, const solution *s)
         {"function_evals", s->stats.function_evals},
         {"fixed_point_steps", s->stats.fixed_point_steps},
         {"newton_steps", s->stats.newton_steps},
+        {"jacobian_refreshes", s->stats.jacobian_refreshes},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         lua_pushinteger(L, (lua_Integer)fields[i].value);
