@@ -21,7 +21,35 @@
  *           assembled block by block in its nonzeros (stage blocks in the
  *           pattern of Hess V + T, G, G^T, G (Hess V + T) and G G^T) and
  *           solved by the host's sparse LU (banded after reverse
- *           Cuthill-McKee): O(s^3 nnz) a step, O(N) for a chain. */
+ *           Cuthill-McKee): O(s^3 nnz) a step, O(N) for a chain.
+ *
+ * Option iteration.  With constraints a fixed point does not solve the
+ * index-3 system, so the choice is among Newton iterations:
+ *   auto        (the default) simplified Newton on the factors of the last
+ *               Jacobian, kept from step to step by the host's workspace
+ *               (wb_newton_options.keep_jacobian) while the step size
+ *               stays; the host forms a new one at the current iterate when
+ *               an update cuts the residual by less than REFRESH_RATE
+ *               (refresh_rate, counted in sol.stats.jacobian_refreshes),
+ *               and a solve that fails all the same is redone by full
+ *               Newton from the step's guess (counted there too);
+ *   newton      a Jacobian and LU every update, quadratic convergence;
+ *   simplified  one Jacobian at the first iterate of every step.
+ * The kept Jacobian's point (unknowns, q0, p0, h) is carried state, so a
+ * run continued from its last row forms the same factors and continues bit
+ * for bit.  Measured (callgrind Ir a step, Jacobians a step in brackets,
+ * h = 0.01 unless said; newton, simplified, auto): spherical pendulum
+ * s = 2: 38.5k (2.0), 26.9k (1), 36.0k (0.16); s = 3: 66.9k (1.94), 41.8k,
+ * 41.7k (0.25); s = 4: 58.6k (1.0), 58.6k, 52.0k (0.32) -- on these 8 to
+ * 16 unknowns an update on kept factors (a residual and LAPACK's dgetrs,
+ * ~4k) is a seventh of a Jacobian and its LU (~30k), and auto's extra
+ * updates eat most of what it saves; double spherical pendulum s = 3
+ * (24 unknowns): 213k, 121k, 104k (0.33); pendulum_chain, s = 3,
+ * h = 1e-3, N = 10 dense (90 unknowns): 4.79M, 2.47M, 0.47M (0.08);
+ * N = 100 sparse: 7.22M, 4.33M, 2.63M (0.29).  A refresh rate of 0.1
+ * favours the smallest systems (spherical pendulum s = 2: 30.0k, but s = 4:
+ * 60.1k), 0.4 the chain (N = 100: 2.20M, 0.03 Jacobians a step; spherical
+ * pendulum s = 2: 47.1k). */
 #include <workbench/workbench.h>
 
 #include "wb_integrator_plugin.h"
@@ -35,6 +63,11 @@
 #include <string.h>
 
 enum { SPARK_MAX_S = 8 }; /* option s's upper bound */
+
+enum { ITERATION_AUTO, ITERATION_NEWTON, ITERATION_SIMPLIFIED }; /* option iteration */
+/* iteration = auto: kept factors are renewed (the host's refresh_rate) once
+ * an update cuts the residual by less than this factor (see the header) */
+static const double REFRESH_RATE = 0.2;
 
 /* linear_solver = sparse: the stage values in the model's patterns and the
  * Newton matrix's blocks.  Block numbers are -1 where the tableau's
@@ -87,17 +120,36 @@ typedef struct spark {
     double *B, *BM, *GM, *GMKM;
     double *GG;
     spark_sparse sp;
-    /* the extrapolated start: the last step's stage values (P_j, L_j), in x
-     * after a step, taken on as the Lagrange polynomials of the nodes c one
-     * step later, P_i <- sum_j X_ij P_j, L_i <- sum_j X_ij L_j */
+    /* the extrapolated start: the last step's stage forces F_j and
+     * multipliers L_j (in x after a step), taken on as the Lagrange
+     * polynomials of the nodes c one step later, L_i <- sum_j X_ij L_j and
+     * P_i <- p0 - h sum_j (ah X)_ij F_j.  Not P_i <- sum_j X_ij P_j: the
+     * IIIB stage momenta are off p(t0 + c_i h) by O(h^2) amounts of their
+     * own, which no polynomial through them follows (spherical pendulum,
+     * s = 3, h = 0.01: the guess's momentum residual 5e-3 that way, 4e-6
+     * this way; s = 4: 2.0 full Newton iterations a step become 1.0) */
     int extrapolate;        /* option start = "extrapolate" (and m <= n)       */
-    int history_valid;      /* x holds the stages of the step that ended at last */
+    int history_valid;      /* forces and x hold the step that ended at last    */
     double *extrapolation;  /* X, s x s: X_ij = l_j(1 + c_i)                   */
+    double *force_extrapolation; /* ah X, s x s                               */
+    double *forces;         /* F_j of that step, s x n                         */
     double *last;           /* (q1, p1) of that step, 2 n                      */
     double last_h;
+    /* iteration = auto: simplified Newton on the factors of the last
+     * Jacobian the workspace formed, kept from step to step.  Its point is
+     * state (carried, so that a continued run forms the same factors). */
+    int iteration;          /* ITERATION_*                                     */
+    double *guess;          /* the step's first iterate, for full Newton       */
+    double *kept;           /* the kept Jacobian's point: x, q0, p0            */
+    double kept_h;
+    int kept_valid;         /* the workspace holds that Jacobian's factors      */
+    int reform;             /* a resumed run: its first Jacobian is the one at
+                               `kept`, not at the iterate                     */
 } spark;
 
 enum { OPT_S, OPT_TOL, OPT_MAX_ITER, OPT_ITERATION, OPT_STEP_TOL, OPT_LINEAR_SOLVER, OPT_START };
+/* the aux groups, in the order of aux[] */
+enum { AUX_LAMBDA, AUX_START, AUX_START_VALID, AUX_JACOBIAN_POINT, AUX_JACOBIAN_STATE };
 static const wb_option_spec options[] = {
     {"s", WB_OPT_INTEGER, 3, 2, 8, NULL, NULL,
      "stages of the Lobatto IIIA-IIIB pair: order 2s-2 (s = 2 is RATTLE)"},
@@ -105,17 +157,22 @@ static const wb_option_spec options[] = {
      "Newton tolerance on the residuals (momenta, g/h, G M^-1 p1; relative to the size "
      "of a residual's terms where they are below 1, stopping at their round-off)"},
     {"max_iter", WB_OPT_INTEGER, 50, 1, 1000, NULL, NULL, "Newton iterations per step"},
-    {"iteration", WB_OPT_CHOICE, 0, 0, 0, "newton", "newton|simplified",
-     "full Newton, or simplified Newton reusing the step's first Jacobian"},
+    {"iteration", WB_OPT_CHOICE, 0, 0, 0, "auto", "auto|newton|simplified",
+     "auto: simplified Newton on the LU of the last Jacobian, kept across steps and renewed "
+     "when an update cuts the residual by less than 0.2 (sol.stats.jacobian_refreshes), full "
+     "Newton from the step's guess if that fails; newton: full Newton; simplified: a new "
+     "Jacobian every step"},
     {"step_tol", WB_OPT_NUMBER, 0, 0, 1e-3, NULL, NULL,
-     "also converged when the Newton update is below step_tol (1 + |x|): 1e-15 iterates "
-     "to machine precision; 0 uses the residual test alone"},
+     "also converged when the Newton update is below step_tol (1 + |x|); 0 uses the "
+     "residual test alone.  Under full Newton, whose last update overshoots, 1e-15 iterates "
+     "to machine precision; auto and simplified meet the residual test first: tol = 1e-16 "
+     "iterates them to round-off"},
     WB_LINEAR_SOLVER_OPTION("G, Hess V and T(q; L) in patterns and a diagonal mass; the "
                             "Newton matrix assembled in its nonzeros"),
     {"start", WB_OPT_CHOICE, 0, 0, 0, "extrapolate", "extrapolate|plain",
-     "Newton starts from the last step's stage momenta and multipliers extrapolated (their "
-     "Lagrange polynomials at the next step's nodes; s >= 3, s = 2 starts plain), or (plain) "
-     "from P_i = p0 and every L_i the last L_s"},
+     "Newton starts from the last step's stage forces and multipliers extrapolated (their "
+     "Lagrange polynomials at the next step's nodes, the momenta from the forces), or "
+     "(plain) from P_i = p0 and every L_i the last L_s"},
 };
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL};
@@ -126,17 +183,25 @@ static const wb_aux_spec aux[] = {
     {.name = "lambda", .size_kind = WB_AUX_HOLONOMIC, .time = WB_AUX_AT_NODE,
      .doc = "the last stage multiplier L_s, which acts at the step's end"},
     {.name = "start", .size_kind = WB_AUX_VELOCITY_BLOCKS, .time = WB_AUX_AT_NODE,
-     .doc = "the last step's stage momenta P_j (s blocks), then its multipliers L_j (s m "
-            "values in s blocks): the next step's extrapolated start",
+     .doc = "the last step's stage forces F_j = grad V(Q_j) + G(Q_j)^T L_j (s blocks), then "
+            "its multipliers L_j (s m values in s blocks): the next step's extrapolated start",
      .flags = WB_AUX_UNRECORDED},
     {.name = "start_valid", .size_kind = WB_AUX_FIXED, .size = 1, .time = WB_AUX_AT_NODE,
      .doc = "1 when start holds the step that ended here", .flags = WB_AUX_UNRECORDED},
+    {.name = "jacobian_point", .size_kind = WB_AUX_VELOCITY_BLOCKS, .time = WB_AUX_AT_NODE,
+     .doc = "iteration = auto: where the kept Jacobian was evaluated, its unknowns (P_j, L_j), "
+            "q0 and p0 (2 s + 2 blocks, zero-padded)",
+     .flags = WB_AUX_UNRECORDED},
+    {.name = "jacobian_state", .size_kind = WB_AUX_FIXED, .size = 2, .time = WB_AUX_AT_NODE,
+     .doc = "1 when a Jacobian is kept (auto), and its step size", .flags = WB_AUX_UNRECORDED},
 };
 
-/* start: 2 s blocks of nv (the L_j fit in s of them: m <= n). */
+/* start: 2 s blocks of nv (the L_j fit in s of them: m <= n); the
+ * Jacobian's point 2 more, for q0 and p0. */
 static uint32_t aux_blocks(const wb_option_value *opts, uint32_t group)
 {
-    return group == 1 ? 2u * (uint32_t)opts[OPT_S].number : 0u;
+    const uint32_t s = (uint32_t)opts[OPT_S].number;
+    return group == AUX_START ? 2u * s : group == AUX_JACOBIAN_POINT ? 2u * s + 2u : 0u;
 }
 
 /* ---- layout ------------------------------------------------------------------- */
@@ -364,19 +429,43 @@ static void sparse_jacobian(spark *k, const double *x, double *J)
     }
 }
 
+/* iteration = auto: the point of the Jacobian about to be formed, whose
+ * factors the workspace keeps: the iterate x, recorded with q0, p0 and h;
+ * or, first after a resumed run, the point the original run kept (its q0
+ * and p0 in place of the step's until the Jacobian is formed). */
+static const double *jacobian_point(spark *k, const double *x)
+{
+    double *point = k->kept;
+    k->kept_valid = 1;
+    if (k->reform) {
+        k->reform = 0;
+        k->q0 = point + k->size, k->p0 = point + k->size + k->n;
+        return point;
+    }
+    vec_copy(k->size, x, point);
+    vec_copy(k->n, k->q0, point + k->size);
+    vec_copy(k->n, k->p0, point + k->size + k->n);
+    k->kept_h = k->h;
+    return x;
+}
+
 static int jacobian(void *user, const double *x, double *J)
 {
     spark *k = user;
+    const double *q0 = k->q0, *p0 = k->p0;
+    if (k->iteration == ITERATION_AUTO)
+        x = jacobian_point(k, x);
     stages(k, x);
     if (k->sp.ext) {
         sparse_jacobian(k, x, J);
-        return WB_OK;
+    } else {
+        stage_hessians(k, x);
+        memset(J, 0, (size_t)k->size * k->size * sizeof(double));
+        momentum_rows(k, J);
+        position_rows(k, J);
+        hidden_constraint_rows(k, J);
     }
-    stage_hessians(k, x);
-    memset(J, 0, (size_t)k->size * k->size * sizeof(double));
-    momentum_rows(k, J);
-    position_rows(k, J);
-    hidden_constraint_rows(k, J);
+    k->q0 = q0, k->p0 = p0;
     return WB_OK;
 }
 
@@ -410,7 +499,7 @@ static int allocate(spark *k, int sparse)
     const size_t n = (size_t)k->n, m = (size_t)k->m, s = (size_t)k->s, N = (size_t)k->size;
     const size_t nn = sparse ? 0 : n * n, mn = sparse ? 0 : m * n, mm = sparse ? 0 : m * m;
     const size_t doubles =
-        3 * N + nn + 3 * s * n + s * mn + s * nn + 2 * nn + 2 * n + 4 * mn + mm;
+        5 * N + 2 * n + nn + 3 * s * n + s * mn + s * nn + 2 * nn + 2 * n + 4 * mn + mm;
     k->x = calloc(doubles, sizeof(double));
     if (!sparse)
         k->newton = k->host->newton_create(k->host, k->size);
@@ -419,6 +508,8 @@ static int allocate(spark *k, int sparse)
     double *p = k->x + N;
     k->saved = p, p += N;
     k->scale = p, p += N;
+    k->guess = p, p += N;
+    k->kept = p, p += N + 2 * n;
     k->Minv = p, p += nn;
     k->V = p, p += s * n;
     k->Q = p, p += s * n;
@@ -560,9 +651,14 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
     host->newton_defaults(host, &k->newton_options);
     k->newton_options.tol = opts[OPT_TOL].number;
     k->newton_options.max_iter = (int)opts[OPT_MAX_ITER].number;
-    k->newton_options.simplified = opts[OPT_ITERATION].string[0] == 's';
+    const char *iteration = opts[OPT_ITERATION].string;
+    k->iteration = iteration[0] == 'a'   ? ITERATION_AUTO
+                   : iteration[0] == 's' ? ITERATION_SIMPLIFIED
+                                         : ITERATION_NEWTON;
+    k->newton_options.simplified = k->iteration != ITERATION_NEWTON;
     k->newton_options.step_tol = opts[OPT_STEP_TOL].number;
-    k->newton_options.struct_size = sizeof k->newton_options; /* with residual_scale */
+    k->newton_options.struct_size = sizeof k->newton_options; /* with the 1.2, 1.5 members */
+    k->newton_options.refresh_rate = k->iteration == ITERATION_AUTO ? REFRESH_RATE : 0.0;
     status = allocate(k, sparse);
     if (status == WB_OK && sparse)
         status = create_sparse(k);
@@ -573,17 +669,21 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
         return status;
     }
     k->newton_options.residual_scale = k->scale;
-    /* s = 2 (RATTLE): the straight line through two stages is no better a
-     * guess (spherical pendulum, h = 0.05: 3.5 Newton iterations a step
-     * against 3.0 plain), so it starts plain */
-    k->extrapolate = strcmp(opts[OPT_START].string, "extrapolate") == 0 && k->m <= k->n && s >= 3;
-    k->extrapolation = calloc((size_t)s * s + 2 * (size_t)k->n, sizeof(double));
+    /* s = 2 (RATTLE) too: through the forces, the straight line is a
+     * better guess (spherical pendulum, full Newton: 2.0 iterations a step
+     * against 3.0 plain at h = 0.01, 2.9 against 3.0 at h = 0.05; through
+     * the momenta it was 3.5 against 3.0 at h = 0.05) */
+    k->extrapolate = strcmp(opts[OPT_START].string, "extrapolate") == 0 && k->m <= k->n;
+    k->extrapolation = calloc(2 * (size_t)s * s + (size_t)s * k->n + 2 * (size_t)k->n,
+                              sizeof(double));
     if (!k->extrapolation) {
         destroy(k);
         host->error(host, "spark: out of memory");
         return WB_ERR_NOMEM;
     }
-    k->last = k->extrapolation + (size_t)s * s;
+    k->force_extrapolation = k->extrapolation + (size_t)s * s;
+    k->forces = k->force_extrapolation + (size_t)s * s;
+    k->last = k->forces + (size_t)s * k->n;
     for (int i = 0; i < s; i++) /* the Lobatto nodes are distinct */
         for (int j = 0; j < s; j++) {
             double l = 1.0;
@@ -592,6 +692,10 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
                     l *= (1.0 + pair->c[i] - pair->c[c]) / (pair->c[j] - pair->c[c]);
             k->extrapolation[i * s + j] = l;
         }
+    for (int i = 0; i < s; i++)
+        for (int j = 0; j < s; j++)
+            for (int l = 0; l < s; l++)
+                k->force_extrapolation[i * s + j] += k->ah[i * s + l] * k->extrapolation[l * s + j];
     if (!sparse) /* Q (s >= 2 stages) is free until a step */
         wb_constant_inverse_mass(model, k->Q, k->Minv);
     *inst = k;
@@ -603,6 +707,7 @@ static int reset(void *inst, double t, const double *q, const double *p)
     spark *k = inst;
     (void)t;
     k->history_valid = 0;
+    k->kept_valid = 0, k->reform = 0;
     double *L = stage_L(k, k->x, 0);
     if (wb_index1_multiplier(k->model, q, p, L) != WB_OK)
         for (int c = 0; c < k->m; c++)
@@ -622,11 +727,18 @@ static int start(void *inst, double t, double h, const double *q, const double *
         return reset(inst, t, q, p);
     const int n = k->n, m = k->m, s = k->s;
     const double *stages = carried + m, *valid = stages + 2 * (size_t)s * n;
+    const double *point = valid + 1, *state = point + (2 * (size_t)s + 2) * n;
     for (int i = 0; i < s; i++)
         vec_copy(m, carried, stage_L(k, k->x, i));
+    /* the kept factors are formed again at their point before they are used */
+    k->kept_valid = k->reform = k->iteration == ITERATION_AUTO && m <= n && state[0] != 0.0;
+    if (k->kept_valid) {
+        vec_copy(k->size + 2 * n, point, k->kept);
+        k->kept_h = state[1];
+    }
     k->history_valid = k->extrapolate && valid[0] != 0.0;
     if (k->history_valid) {
-        vec_copy(s * n, stages, k->x);
+        vec_copy(s * n, stages, k->forces);
         vec_copy(s * m, stages + (size_t)s * n, stage_L(k, k->x, 0));
         vec_copy(n, q, k->last);
         vec_copy(n, p, k->last + n);
@@ -635,9 +747,9 @@ static int start(void *inst, double t, double h, const double *q, const double *
     return WB_OK;
 }
 
-/* The first iterate: the last step's stages extrapolated when x holds the
- * step that ended at (q0, p0) with this h, else P_i = p0 and every L_i =
- * the last L_s.  x is kept in k->saved. */
+/* The first iterate: the last step's forces and multipliers extrapolated
+ * when they are those of the step that ended at (q0, p0) with this h, else
+ * P_i = p0 and every L_i = the last L_s.  x is kept in k->saved. */
 static int first_guess(spark *k, double h, const double *q0, const double *p0, int extrapolate)
 {
     const int n = k->n, m = k->m, s = k->s;
@@ -646,19 +758,16 @@ static int first_guess(spark *k, double h, const double *q0, const double *p0, i
                            vec_equal(n, q0, k->last) && vec_equal(n, p0, k->last + n);
     for (int i = 0; i < s; i++) {
         double *Pi = stage_P(k, k->x, i), *Li = stage_L(k, k->x, i);
+        vec_copy(n, p0, Pi);
         if (!continuing) {
-            vec_copy(n, p0, Pi);
             vec_copy(m, stage_L(k, k->saved, s - 1), Li);
             continue;
         }
-        for (int c = 0; c < n; c++)
-            Pi[c] = 0.0;
         for (int c = 0; c < m; c++)
             Li[c] = 0.0;
         for (int j = 0; j < s; j++) {
-            const double w = k->extrapolation[i * s + j];
-            vec_axpy(n, w, stage_P(k, k->saved, j), Pi);
-            vec_axpy(m, w, stage_L(k, k->saved, j), Li);
+            vec_axpy(n, -h * k->force_extrapolation[i * s + j], k->forces + (size_t)j * n, Pi);
+            vec_axpy(m, k->extrapolation[i * s + j], stage_L(k, k->saved, j), Li);
         }
     }
     return continuing;
@@ -720,6 +829,51 @@ static void row_scales(spark *k, double h, const double *q0, const double *p0)
         vec_copy(m, rows, rows + (size_t)(i - 1) * m);
 }
 
+static int newton(spark *k, wb_step_stats *stats)
+{
+    return k->host->newton_solve(k->host, k->newton, residual, jacobian, k, k->x,
+                                 &k->newton_options, stats, NULL);
+}
+
+/* auto: the kept factors serve when they are those of a Jacobian at this
+ * step size; after a resumed run they are formed again at their point. */
+static void choose_factors(spark *k)
+{
+    const int fits = k->kept_valid && k->kept_h == k->h;
+    k->reform = k->reform && fits;
+    k->newton_options.keep_jacobian = fits && !k->reform;
+}
+
+static void count_refresh(wb_step_stats *stats)
+{
+    if (WB_HAS_FIELD(stats, wb_step_stats, jacobian_refreshes))
+        stats->jacobian_refreshes++;
+}
+
+/* Newton from the guess in x.  auto: simplified on the kept factors (the
+ * host renews them when they contract too slowly), then full Newton from
+ * the same guess if that fails.  A failed solve may leave the workspace
+ * without factors: none are kept after one. */
+static int solve(spark *k, wb_step_stats *stats)
+{
+    if (k->iteration != ITERATION_AUTO)
+        return newton(k, stats);
+    vec_copy(k->size, k->x, k->guess);
+    choose_factors(k);
+    int status = newton(k, stats);
+    if (status == WB_OK)
+        return WB_OK;
+    k->kept_valid = 0, k->reform = 0;
+    count_refresh(stats);
+    vec_copy(k->size, k->guess, k->x);
+    k->newton_options.simplified = 0;
+    status = newton(k, stats);
+    k->newton_options.simplified = 1;
+    if (status != WB_OK)
+        k->kept_valid = 0;
+    return status;
+}
+
 static int step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,
                 double *p1, wb_step_stats *stats)
 {
@@ -728,23 +882,24 @@ static int step(void *inst, double t, double h, const double *q0, const double *
     k->h = h, k->q0 = q0, k->p0 = p0, k->stats = stats;
     const int extrapolated = first_guess(k, h, q0, p0, k->extrapolate);
     row_scales(k, h, q0, p0);
-    int status = k->host->newton_solve(k->host, k->newton, residual, jacobian, k, k->x,
-                                       &k->newton_options, stats, NULL);
+    int status = solve(k, stats);
     if (status != WB_OK && extrapolated) { /* an extrapolation can mislead: once more, plain */
         vec_copy(k->size, k->saved, k->x);
         first_guess(k, h, q0, p0, 0);
         row_scales(k, h, q0, p0);
-        status = k->host->newton_solve(k->host, k->newton, residual, jacobian, k, k->x,
-                                       &k->newton_options, stats, NULL);
+        status = solve(k, stats);
     }
     if (status != WB_OK) {
         vec_copy(k->size, k->saved, k->x);
         return status;
     }
+    if (WB_HAS_FIELD(stats, wb_step_stats, newton_steps))
+        stats->newton_steps++;
     /* newton_solve returns WB_OK right after the residual at the returned x:
      * Q and p1 are that x's */
     vec_copy(k->n, k->Q + (size_t)(k->s - 1) * k->n, q1);
     vec_copy(k->n, k->p1, p1);
+    vec_copy(k->s * k->n, k->F, k->forces);
     vec_copy(k->n, q1, k->last);
     vec_copy(k->n, p1, k->last + k->n);
     k->last_h = h, k->history_valid = k->extrapolate;
@@ -760,10 +915,17 @@ static void aux_values(const void *inst, double *out)
     for (size_t e = 0; e < 2 * (size_t)s * n; e++)
         stages[e] = 0.0;
     if (k->history_valid) {
-        vec_copy(s * n, k->x, stages);
+        vec_copy(s * n, k->forces, stages);
         vec_copy(s * m, stage_L(k, k->x, 0), stages + (size_t)s * n);
     }
     valid[0] = k->history_valid;
+    double *point = valid + 1, *state = point + (2 * (size_t)s + 2) * n;
+    const int carried = k->kept_valid && m <= n; /* m > n: the point does not fit */
+    for (size_t e = 0; e < (2 * (size_t)s + 2) * n; e++)
+        point[e] = 0.0;
+    if (carried)
+        vec_copy(k->size + 2 * n, k->kept, point);
+    state[0] = carried, state[1] = carried ? k->kept_h : 0.0;
 }
 
 static int describe(const wb_option_value *opts, wb_method_props *out)

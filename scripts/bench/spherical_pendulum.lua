@@ -22,7 +22,7 @@ local steps = common.steps
 local study = {
   title = string.format("spherical pendulum, t = %g", t_end),
   model = wb.model("spherical_pendulum"), t_end = t_end,
-  reference = {h = 1e-3, method = wb.method("spark", {s = 5, step_tol = 1e-15})},
+  reference = {h = 1e-3, method = wb.method("spark", {s = 5, tol = 1e-16})},
   figure = "plots/bench/spherical_pendulum", table = "plots/bench/spherical_pendulum.tsv",
   repeats = wb.quick and 1 or 3,
   methods = {
