@@ -742,6 +742,34 @@ static void test_keep_jacobian(const wb_host *host)
           "refresh_rate 0.2: %llu refreshes, %llu Jacobians, %d updates",
           (unsigned long long)renewed.stats.jacobian_refreshes,
           (unsigned long long)renewed.stats.jacobian_evals, renewed.report.iterations);
+    /* at the round-off floor no Jacobian helps: a residual of terms of size
+     * 2e8 (scale 1e8 (x^2 - 2, y - x)) stalls near 64 eps 2e8 = 3e-6, far
+     * above tol 1e-12, and falls there by factors of 0.1 .. 1 (refreshed 15
+     * times in these 40 solves before the floor was checked) */
+    {
+        trace t = {.scale = 1e8};
+        double scales[2] = {2e8, 2e8};
+        wb_newton_options floor_opt = keeping(host, 0.1);
+        floor_opt.residual_scale = scales;
+        floor_opt.keep_jacobian = 0;
+        wb_newton *fw = host->newton_create(host, 2);
+        double y[2] = {1.3, 1.1};
+        wb_step_stats st = {.struct_size = sizeof st};
+        host->newton_solve(host, fw, scaled_sqrt2, scaled_sqrt2_jacobian, &t, y, &floor_opt,
+                           &st, NULL);
+        floor_opt.keep_jacobian = 1;
+        int refreshed = 0, solved = 1;
+        for (int trial = 0; trial < 40; trial++) {
+            y[0] = sqrt(2.0) * (1.0 + 1e-9 * (trial + 1)), y[1] = sqrt(2.0);
+            wb_step_stats one = {.struct_size = sizeof one};
+            solved &= host->newton_solve(host, fw, scaled_sqrt2, scaled_sqrt2_jacobian, &t, y,
+                                         &floor_opt, &one, NULL) == WB_OK;
+            refreshed += (int)one.jacobian_refreshes;
+        }
+        CHECK(solved && refreshed == 0, "at the round-off floor: %d refreshes in 40 solves "
+              "on kept factors (all converged: %d)", refreshed, solved);
+        host->newton_destroy(host, fw);
+    }
     /* a good kept Jacobian is not refreshed */
     run steady = solve_in(host, ws, other, &opt);
     CHECK(steady.status == WB_OK && steady.stats.jacobian_evals == 0,

@@ -216,34 +216,6 @@ static int form_jacobian(const wb_host *host, wb_newton *ws,
     return status;
 }
 
-/* The 1.5 members, or what a caller without them asked for: no reuse
- * across solves, no refresh. */
-static int keeps_jacobian(const wb_newton_options *opt)
-{
-    return opt->simplified && WB_HAS_FIELD(opt, wb_newton_options, keep_jacobian) &&
-           opt->keep_jacobian;
-}
-
-static double refresh_rate(const wb_newton_options *opt)
-{
-    return opt->simplified && WB_HAS_FIELD(opt, wb_newton_options, refresh_rate)
-               ? opt->refresh_rate
-               : 0.0;
-}
-
-/* A simplified iteration's factors are stale when an update above the
- * tolerance cut the residual measure by less than the refresh rate. */
-static int stale(double rate, int iterations, double measure, double measure_before)
-{
-    return rate > 0.0 && iterations > 0 && measure > 1.0 && !(measure < rate * measure_before);
-}
-
-static void count_refresh(wb_step_stats *stats)
-{
-    if (stats && WB_HAS_FIELD(stats, wb_step_stats, jacobian_refreshes))
-        stats->jacobian_refreshes++;
-}
-
 /* The tolerance of a row whose terms have the size `scale`
  * (residual_scale): tol for rows of size 1 or more (as with no scales),
  * tol relative to the size for smaller ones. */
@@ -298,6 +270,39 @@ static int settled(const wb_newton_options *opt, int n, const double *x, const d
 {
     return !opt->settle_update || iterations == 0 || update_settled(n, x, dx, opt->tol) ||
            (settling > 0 && !(residual < 1e-3 * residual_before));
+}
+
+/* The 1.5 members, or what a caller without them asked for: no reuse
+ * across solves, no refresh. */
+static int keeps_jacobian(const wb_newton_options *opt)
+{
+    return opt->simplified && WB_HAS_FIELD(opt, wb_newton_options, keep_jacobian) &&
+           opt->keep_jacobian;
+}
+
+static double refresh_rate(const wb_newton_options *opt)
+{
+    return opt->simplified && WB_HAS_FIELD(opt, wb_newton_options, refresh_rate)
+               ? opt->refresh_rate
+               : 0.0;
+}
+
+/* A simplified iteration's factors are stale when an update cut the
+ * residual measure by less than the refresh rate while the residual is
+ * above the tolerance and above its round-off floor (where no Jacobian
+ * makes it fall faster). */
+static int stale(double rate, int iterations, double measure, double measure_before,
+                 const wb_newton *ws, const double *scale, double tol)
+{
+    return rate > 0.0 && iterations > 0 && measure > 1.0 &&
+           !(measure < rate * measure_before) &&
+           !(scale && at_round_off(ws->n, ws->residual, scale, tol));
+}
+
+static void count_refresh(wb_step_stats *stats)
+{
+    if (stats && WB_HAS_FIELD(stats, wb_step_stats, jacobian_refreshes))
+        stats->jacobian_refreshes++;
 }
 
 int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
@@ -369,7 +374,8 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
             status = WB_ERR_NEWTON;
             break;
         }
-        const int refresh = have_factors && stale(rate, iterations, measure, residual_before);
+        const int refresh =
+            have_factors && stale(rate, iterations, measure, residual_before, ws, scale, tol);
         if (!opt->simplified || !have_factors || refresh) {
             if (refresh)
                 count_refresh(stats);
