@@ -21,9 +21,10 @@
 -- iterations a step at 10^4); rattle 1.14, shake 1.06.  Callgrind
 -- instructions inside newton_solve a step, N = 10^3 -> 10^4: spark 1.29e8
 -- -> 1.29e9 (x 10.0), vi_theta 8.03e7 -> 9.52e8 (x 11.9, x 9.0 per Newton
--- iteration).  (spark then ran full Newton, its default until
--- iteration = "auto" kept its LU across steps: at N = 100, s = 3, callgrind
--- Ir a step 7.21e6 newton, 2.62e6 auto.)
+-- iteration).  (spark then ran full Newton on the stage momenta, its
+-- default until iteration = "auto" kept its LU across steps and
+-- stage_form = "positions" took the stage positions as unknowns: at
+-- N = 100, s = 3, callgrind Ir a step 7.18e6 then, 1.51e6 now.)
 -- ggl.em and ggl.em_gonzalez (2026-11-25, load average 6.7-7.3 on 2 cores:
 -- `build/workbench bench/chain.lua 2e6 3 ggl.em`), sparse, s a step at
 -- N = 10, 100, 10^3, 10^4: em 45.5 us, 370 us, 6.2 ms, 87.5 ms (exponent

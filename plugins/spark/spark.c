@@ -7,20 +7,41 @@
  *   g(Q_i) = 0  for i = 2..s      (Q_1 = q0 holds it already)
  *   q1 = Q_s,   p1 = p0 - h sum_j b_j F_j,   G(q1) M^-1 p1 = 0.
  *
- * Unknowns per step: the s stage momenta P_i and the s multipliers L_i,
- * s (n + m) numbers, solved by Newton with the analytic Jacobian.  The
- * method is symplectic, symmetric, of order 2s-2 in (q, p), and keeps both
- * g = 0 and G M^-1 p = 0 at every node.  With s = 2 it is RATTLE
- * (L_1 = RATTLE's lambda, L_2 = its mu).
+ * The method is symplectic, symmetric, of order 2s-2 in (q, p), and keeps
+ * both g = 0 and G M^-1 p = 0 at every node.  With s = 2 it is RATTLE
+ * (L_1 = RATTLE's lambda, L_2 = its mu).  Newton with the analytic
+ * Jacobian solves a step; option stage_form picks its unknowns besides the
+ * s multipliers L_i:
+ *   positions  (the default) the second-order (Nystrom) form for the
+ *              constant mass, spark_positions.c: P_j = p0 - h sum_k ah_jk F_k
+ *              eliminated, the increments Q_i - q0 of the stages i = 2..s as
+ *              unknowns (Q_1 = q0 is none), (s - 1) n + s m numbers;
+ *   momenta    the stage momenta P_1..P_s, spark_momenta.c: s (n + m).
+ * The trade is s momentum blocks for s - 1 position blocks: the spherical
+ * pendulum (n = 3, m = 1) has 5, 9, 13 unknowns at s = 2, 3, 4 against 8,
+ * 12, 16; a planar chain of N links (n = 2N, m = N) 7N against 9N at
+ * s = 3.  Its Jacobian is also the cheaper to form: stage blocks
+ * M / h + h W_ik K_k and h W_ik G_k^T (W = a ah) where the momenta form has
+ * I + h^2 sum_j ah_ij a_jk K_j M^-1, and no M^-1 but in the hidden
+ * constraint's row.  Full Newton takes the same iterations in both (the
+ * same system in other coordinates; tests/lua/spark_stage_form.lua).
+ * Two more eliminations are possible and not made: W's last column
+ * vanishes (IIIB's does), so Q_s is explicit in F_1..F_(s-1) and could
+ * leave the unknowns ((s - 2) n + s m: 6 for the pendulum at s = 3), but
+ * g(Q_s) and the hidden constraint would then depend on every stage
+ * through G(q1) M^-1 K_k and (B - h b_s G M^-1 K_s) M^-1 K_k, patterns of three
+ * factors on the sparse path (wider bands for a chain); and L_s enters
+ * the hidden constraint alone, an m x m solve after Newton that would
+ * save m unknowns more.
  *
  * Option linear_solver (as RATTLE's) picks the Newton matrix's form:
- *   dense   (s (n + m))^2 entries, dense products with M^-1 and G, LAPACK
- *           LU: O(s^3 (n + m)^3) a step;
+ *   dense   dense products with M^-1 and G, LAPACK LU of the whole matrix:
+ *           O(s^3 (n + m)^3) a step;
  *   sparse  the model declares G, the Hessian of V and T(q; L) in
  *           patterns and a diagonal mass (wb.sparsity/1): the matrix is
  *           assembled block by block in its nonzeros (stage blocks in the
- *           pattern of Hess V + T, G, G^T, G (Hess V + T) and G G^T) and
- *           solved by the host's sparse LU (banded after reverse
+ *           pattern of Hess V + T, the mass, G, G^T, G (Hess V + T) and
+ *           G G^T) and solved by the host's sparse LU (banded after reverse
  *           Cuthill-McKee): O(s^3 nnz) a step, O(N) for a chain.
  *
  * Option iteration.  With constraints a fixed point does not solve the
@@ -29,125 +50,57 @@
  *               Jacobian, kept from step to step by the host's workspace
  *               (wb_newton_options.keep_jacobian) while the step size
  *               stays; the host forms a new one at the current iterate when
- *               an update cuts the residual by less than REFRESH_RATE
- *               (refresh_rate, counted in sol.stats.jacobian_refreshes),
- *               and a solve that fails all the same is redone by full
- *               Newton from the step's guess (counted there too);
+ *               an update cuts the residual by less than REFRESH_RATE above
+ *               its round-off floor (refresh_rate, counted in
+ *               sol.stats.jacobian_refreshes), and a solve that fails all
+ *               the same is redone by full Newton from the step's guess
+ *               (counted there too);
  *   newton      a Jacobian and LU every update, quadratic convergence;
  *   simplified  one Jacobian at the first iterate of every step.
  * The kept Jacobian's point (unknowns, q0, p0, h) is carried state, so a
  * run continued from its last row forms the same factors and continues bit
- * for bit.  Measured (callgrind Ir a step, Jacobians a step in brackets,
- * h = 0.01 unless said; newton, simplified, auto): spherical pendulum
- * s = 2: 38.5k (2.0), 26.9k (1), 36.0k (0.16); s = 3: 66.9k (1.94), 41.8k,
- * 41.7k (0.25); s = 4: 58.6k (1.0), 58.6k, 52.0k (0.32) -- on these 8 to
- * 16 unknowns an update on kept factors (a residual and LAPACK's dgetrs,
- * ~4k) is a seventh of a Jacobian and its LU (~30k), and auto's extra
- * updates eat most of what it saves; double spherical pendulum s = 3
- * (24 unknowns): 213k, 121k, 104k (0.33); pendulum_chain, s = 3,
- * h = 1e-3, N = 10 dense (90 unknowns): 4.79M, 2.47M, 0.47M (0.08);
- * N = 100 sparse: 7.22M, 4.33M, 2.63M (0.29).  A refresh rate of 0.1
- * favours the smallest systems (spherical pendulum s = 2: 30.0k, but s = 4:
- * 60.1k), 0.4 the chain (N = 100: 2.20M, 0.03 Jacobians a step; spherical
- * pendulum s = 2: 47.1k). */
-#include <workbench/workbench.h>
+ * for bit.
+ *
+ * Measured: callgrind Ir a step (bench/spark_iteration.lua), Jacobians a
+ * step in brackets, newton / simplified / auto, h = 0.01 (chains 1e-3),
+ * s = 3 but where said:
+ *   spherical pendulum s = 2   positions 23.3k (2.0) / 18.1k (1) / 22.8k (0.30)
+ *                              momenta   38.8k / 27.3k / 30.6k
+ *   spherical pendulum s = 3   positions 42.6k (1.94) / 28.1k / 30.1k (0.30)
+ *                              momenta   67.7k / 42.2k / 42.3k
+ *   spherical pendulum s = 4   positions 38.8k (1.0) / 38.8k / 37.3k (0.30)
+ *                              momenta   59.4k / 59.5k / 61.0k
+ *   double sph. pendulum       positions 119k (2.0) / 71.0k / 69.7k (0.46)
+ *                              momenta   213k / 121k / 109k
+ *   pendulum_chain N = 10,     positions 1.88M (1.66) / 1.20M / 0.264M (0.017)
+ *   dense (70, 90 unknowns)    momenta   4.80M / 2.47M / 0.392M
+ *   pendulum_chain N = 100,    positions 4.63M (2.01) / 2.84M / 1.51M (0.025)
+ *   sparse                     momenta   7.18M / 4.31M / 2.21M
+ * On the spherical pendulum's few unknowns an update on kept factors (a
+ * residual and LAPACK's dgetrs) costs a third of a Jacobian and its LU,
+ * and auto's extra updates (5 .. 6 a step against 2) eat what the kept LU
+ * saves: there simplified is as cheap or cheaper.  REFRESH_RATE: 0.05,
+ * 0.1, 0.2, 0.4 (positions) give the spherical pendulum s = 3 29.3k,
+ * 30.1k, 34.5k, 44.7k, the double pendulum 74.3k, 69.7k, 70.3k, 80.8k,
+ * chain N = 10 259k, 264k, 281k, 271k; chain N = 100 1.51M for all. */
+#include "spark_internal.h"
 
 #include "wb_integrator_plugin.h"
 #include "wb_mass.h"
 #include "wb_residual_scale.h"
-#include "wb_sparse_method.h"
-#include "wb_vec.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { SPARK_MAX_S = 8 }; /* option s's upper bound */
-
-enum { ITERATION_AUTO, ITERATION_NEWTON, ITERATION_SIMPLIFIED }; /* option iteration */
 /* iteration = auto: kept factors are renewed (the host's refresh_rate) once
  * an update cuts the residual by less than this factor (see the header) */
-static const double REFRESH_RATE = 0.2;
+static const double REFRESH_RATE = 0.1;
 
-/* linear_solver = sparse: the stage values in the model's patterns and the
- * Newton matrix's blocks.  Block numbers are -1 where the tableau's
- * coefficients leave the block zero. */
-typedef struct spark_sparse {
-    const wb_sparsity_ext *ext;   /* NULL: the dense path                       */
-    void *self;                   /* the model instance                          */
-    const wb_sparse_pattern *G;   /* the model's pattern of G (m x n)            */
-    const wb_sparse_pattern *T;   /* and of T(q; L) (n x n)                      */
-    wb_block_matrix K;            /* Hess V + T(q; L), n x n: union of patterns  */
-    int K_hessian, K_contract;    /* K's two blocks                              */
-    wb_csr Gt;                    /* G^T; Gt_origin[e] = G's entry               */
-    int *Gt_origin;
-    wb_csr GK, GG;                /* the patterns of G K and G G^T               */
-    int *mark;                    /* n + m ints of scratch                       */
-    wb_block_matrix J;            /* the Newton matrix                           */
-    int identity[SPARK_MAX_S], stage_K[SPARK_MAX_S][SPARK_MAX_S];
-    int stage_Gt[SPARK_MAX_S][SPARK_MAX_S], position_G[SPARK_MAX_S][SPARK_MAX_S];
-    int hidden_B[SPARK_MAX_S], hidden_GK[SPARK_MAX_S], hidden_GG[SPARK_MAX_S];
-    double *values;               /* one block for the arrays below              */
-    double *inverse_mass;         /* n                                           */
-    double *Gv;                   /* G(Q_j) in G's pattern, s of them            */
-    double *KM;                   /* K_j M^-1 in K's pattern, s of them          */
-    double *Hv, *Tv;              /* Hess V and T(Q_j; L_j) of one stage         */
-    double *Bv, *Gtv;             /* B(q1; M^-1 p1) in G's pattern, one G_k^T    */
-    double *GKv, *GGv;            /* G M^-1 K_j M^-1 and G M^-1 G_k^T            */
-} spark_sparse;
-
-typedef struct spark {
-    const wb_host *host;
-    const wb_model *model;
-    int n, m, s, size;
-    const double *a, *ah, *b;
-    double h;
-    const double *q0, *p0;
-    wb_step_stats *stats;   /* the step's: the residual counts its model calls */
-    wb_newton *newton;
-    wb_newton_options newton_options;
-    double *x;              /* unknowns (P_1..P_s, L_1..L_s)                   */
-    double *saved;          /* the guess, restored when a step fails           */
-    double *scale;          /* the sizes of each residual row's terms (Newton) */
-    double *Minv;           /* n x n                                           */
-    double *V;              /* V_j = M^-1 P_j, s x n                           */
-    double *Q, *F, *G;      /* stages: Q_j, F_j (s x n), G(Q_j) (s x m x n)    */
-    double *KM;             /* K_j M^-1 (s x n x n), K_j = dF_j/dQ_j           */
-    double *hess, *T;       /* n x n scratch for one K_j                       */
-    double *v, *p1;         /* M^-1 p1 and p1, n each                          */
-    /* the hidden constraint's rows, m x n each: B(q1; v), B(q1; v) M^-1,
-     * G(q1) M^-1, G(q1) M^-1 K_j M^-1; and m x m G(q1) M^-1 G_j^T */
-    double *B, *BM, *GM, *GMKM;
-    double *GG;
-    spark_sparse sp;
-    /* the extrapolated start: the last step's stage forces F_j and
-     * multipliers L_j (in x after a step), taken on as the Lagrange
-     * polynomials of the nodes c one step later, L_i <- sum_j X_ij L_j and
-     * P_i <- p0 - h sum_j (ah X)_ij F_j.  Not P_i <- sum_j X_ij P_j: the
-     * IIIB stage momenta are off p(t0 + c_i h) by O(h^2) amounts of their
-     * own, which no polynomial through them follows (spherical pendulum,
-     * s = 3, h = 0.01: the guess's momentum residual 5e-3 that way, 4e-6
-     * this way; s = 4: 2.0 full Newton iterations a step become 1.0) */
-    int extrapolate;        /* option start = "extrapolate" (and m <= n)       */
-    int history_valid;      /* forces and x hold the step that ended at last    */
-    double *extrapolation;  /* X, s x s: X_ij = l_j(1 + c_i)                   */
-    double *force_extrapolation; /* ah X, s x s                               */
-    double *forces;         /* F_j of that step, s x n                         */
-    double *last;           /* (q1, p1) of that step, 2 n                      */
-    double last_h;
-    /* iteration = auto: simplified Newton on the factors of the last
-     * Jacobian the workspace formed, kept from step to step.  Its point is
-     * state (carried, so that a continued run forms the same factors). */
-    int iteration;          /* ITERATION_*                                     */
-    double *guess;          /* the step's first iterate, for full Newton       */
-    double *kept;           /* the kept Jacobian's point: x, q0, p0            */
-    double kept_h;
-    int kept_valid;         /* the workspace holds that Jacobian's factors      */
-    int reform;             /* a resumed run: its first Jacobian is the one at
-                               `kept`, not at the iterate                     */
-} spark;
-
-enum { OPT_S, OPT_TOL, OPT_MAX_ITER, OPT_ITERATION, OPT_STEP_TOL, OPT_LINEAR_SOLVER, OPT_START };
+enum {
+    OPT_S, OPT_TOL, OPT_MAX_ITER, OPT_ITERATION, OPT_STEP_TOL, OPT_LINEAR_SOLVER, OPT_START,
+    OPT_STAGE_FORM
+};
 /* the aux groups, in the order of aux[] */
 enum { AUX_LAMBDA, AUX_START, AUX_START_VALID, AUX_JACOBIAN_POINT, AUX_JACOBIAN_STATE };
 static const wb_option_spec options[] = {
@@ -159,7 +112,7 @@ static const wb_option_spec options[] = {
     {"max_iter", WB_OPT_INTEGER, 50, 1, 1000, NULL, NULL, "Newton iterations per step"},
     {"iteration", WB_OPT_CHOICE, 0, 0, 0, "auto", "auto|newton|simplified",
      "auto: simplified Newton on the LU of the last Jacobian, kept across steps and renewed "
-     "when an update cuts the residual by less than 0.2 (sol.stats.jacobian_refreshes), full "
+     "when an update cuts the residual by less than 0.1 (sol.stats.jacobian_refreshes), full "
      "Newton from the step's guess if that fails; newton: full Newton; simplified: a new "
      "Jacobian every step"},
     {"step_tol", WB_OPT_NUMBER, 0, 0, 1e-3, NULL, NULL,
@@ -173,6 +126,9 @@ static const wb_option_spec options[] = {
      "Newton starts from the last step's stage forces and multipliers extrapolated (their "
      "Lagrange polynomials at the next step's nodes, the momenta from the forces), or "
      "(plain) from P_i = p0 and every L_i the last L_s"},
+    {"stage_form", WB_OPT_CHOICE, 0, 0, 0, "positions", "positions|momenta",
+     "Newton's unknowns besides the s multipliers: the stage positions Q_2..Q_s (the "
+     "second-order form, (s - 1) n + s m unknowns) or the stage momenta P_1..P_s (s (n + m))"},
 };
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL};
@@ -189,8 +145,8 @@ static const wb_aux_spec aux[] = {
     {.name = "start_valid", .size_kind = WB_AUX_FIXED, .size = 1, .time = WB_AUX_AT_NODE,
      .doc = "1 when start holds the step that ended here", .flags = WB_AUX_UNRECORDED},
     {.name = "jacobian_point", .size_kind = WB_AUX_VELOCITY_BLOCKS, .time = WB_AUX_AT_NODE,
-     .doc = "iteration = auto: where the kept Jacobian was evaluated, its unknowns (P_j, L_j), "
-            "q0 and p0 (2 s + 2 blocks, zero-padded)",
+     .doc = "iteration = auto: where the kept Jacobian was evaluated, its unknowns (the stage "
+            "form's, then L_j), q0 and p0 (2 s + 2 blocks, zero-padded)",
      .flags = WB_AUX_UNRECORDED},
     {.name = "jacobian_state", .size_kind = WB_AUX_FIXED, .size = 2, .time = WB_AUX_AT_NODE,
      .doc = "1 when a Jacobian is kept (auto), and its step size", .flags = WB_AUX_UNRECORDED},
@@ -204,271 +160,6 @@ static uint32_t aux_blocks(const wb_option_value *opts, uint32_t group)
     return group == AUX_START ? 2u * s : group == AUX_JACOBIAN_POINT ? 2u * s + 2u : 0u;
 }
 
-/* ---- layout ------------------------------------------------------------------- */
-
-static double *stage_P(spark *k, double *x, int i) { return x + (size_t)i * k->n; }
-static double *stage_L(spark *k, double *x, int i)
-{
-    return x + (size_t)k->s * k->n + (size_t)i * k->m;
-}
-
-/* V_j = M^-1 P_j (dense or diagonal M^-1). */
-static void inverse_mass_times(const spark *k, const double *P, double *V)
-{
-    if (k->sp.ext)
-        for (int i = 0; i < k->n; i++)
-            V[i] = k->sp.inverse_mass[i] * P[i];
-    else
-        mat_vec(k->n, k->n, k->Minv, P, V);
-}
-
-/* G(Q_j): m x n rows, or its values in G's pattern (sparse). */
-static double *stage_G(spark *k, int j)
-{
-    return k->sp.ext ? k->sp.Gv + (size_t)j * k->sp.G->nnz : k->G + (size_t)j * k->m * k->n;
-}
-
-/* Q_i, F_i (and G_i = G(Q_i)) for all stages, and p1, from the unknowns x. */
-static void stages(spark *k, const double *x)
-{
-    const int n = k->n, m = k->m, s = k->s;
-    for (int j = 0; j < s; j++)
-        inverse_mass_times(k, stage_P(k, (double *)x, j), k->V + (size_t)j * n);
-    for (int i = 0; i < s; i++) {
-        double *Qi = k->Q + (size_t)i * n;
-        vec_copy(n, k->q0, Qi);
-        for (int j = 0; j < s; j++) {
-            const double a = k->h * k->a[i * s + j];
-            if (a != 0.0)
-                vec_axpy(n, a, k->V + (size_t)j * n, Qi);
-        }
-    }
-    for (int j = 0; j < s; j++) {
-        const double *Qj = k->Q + (size_t)j * n;
-        double *Fj = k->F + (size_t)j * n, *Gj = stage_G(k, j);
-        wb_potential_gradient(k->model, Qj, Fj);
-        const double *L = stage_L(k, (double *)x, j);
-        if (k->sp.ext) {
-            k->sp.ext->jacobian_values(k->sp.self, Qj, Gj);
-            wb_csr_t_vec_add(k->sp.G, Gj, 1.0, L, Fj);
-            continue;
-        }
-        wb_constraint_jacobian(k->model, Qj, Gj);
-        for (int c = 0; c < m; c++)
-            vec_axpy(n, L[c], Gj + (size_t)c * n, Fj);
-    }
-    k->stats->function_evals += (uint64_t)s;
-    vec_copy(n, k->p0, k->p1);
-    for (int j = 0; j < s; j++)
-        vec_axpy(n, -k->h * k->b[j], k->F + (size_t)j * n, k->p1);
-}
-
-/* ---- residual and Jacobian ------------------------------------------------------- */
-
-static int residual(void *user, const double *x, double *r)
-{
-    spark *k = user;
-    const int n = k->n, m = k->m, s = k->s;
-    stages(k, x);
-    for (int i = 0; i < s; i++) { /* P_i - p0 + h sum_j ah_ij F_j */
-        double *ri = r + (size_t)i * n;
-        const double *Pi = stage_P(k, (double *)x, i);
-        for (int c = 0; c < n; c++)
-            ri[c] = Pi[c] - k->p0[c];
-        for (int j = 0; j < s; j++)
-            vec_axpy(n, k->h * k->ah[i * s + j], k->F + (size_t)j * n, ri);
-    }
-    double *rc = r + (size_t)s * n;
-    for (int i = 1; i < s; i++) { /* g(Q_i) / h: O(1) sensitivity to the unknowns */
-        wb_constraints(k->model, k->Q + (size_t)i * n, rc + (size_t)(i - 1) * m);
-        for (int c = 0; c < m; c++)
-            rc[(size_t)(i - 1) * m + c] /= k->h;
-    }
-    inverse_mass_times(k, k->p1, k->v); /* G(q1) M^-1 p1, q1 = Q_s */
-    if (k->sp.ext)
-        wb_csr_mat_vec(k->sp.G, stage_G(k, s - 1), k->v, rc + (size_t)(s - 1) * m);
-    else
-        mat_vec(m, n, stage_G(k, s - 1), k->v, rc + (size_t)(s - 1) * m);
-    return WB_OK;
-}
-
-/* KM_j = K_j M^-1 with K_j = Hess V(Q_j) + T(Q_j; L_j), the derivative of
- * F_j in Q_j: dQ_j/dP_k = h a_jk M^-1 puts M^-1 after every K_j. */
-static void stage_hessians(spark *k, const double *x)
-{
-    const int n = k->n;
-    for (int j = 0; j < k->s; j++) {
-        const double *Qj = k->Q + (size_t)j * n;
-        wb_potential_hessian(k->model, Qj, k->hess);
-        wb_constraint_hessian_contract(k->model, Qj, stage_L(k, (double *)x, j), k->T);
-        for (int e = 0; e < n * n; e++)
-            k->hess[e] += k->T[e];
-        mat_mul(n, n, n, k->hess, k->Minv, k->KM + (size_t)j * n * n);
-    }
-}
-
-/* Momentum rows P_i - p0 + h sum_j ah_ij F_j:
- *   d/dP_k = delta_ik I + h^2 sum_j ah_ij a_jk K_j M^-1,   d/dL_k = h ah_ik G_k^T */
-static void momentum_rows(spark *k, double *J)
-{
-    const int n = k->n, m = k->m, s = k->s, N = k->size;
-    const double h = k->h;
-    for (int i = 0; i < s; i++)
-        for (int kk = 0; kk < s; kk++) {
-            if (i == kk)
-                mat_block_add_identity(J, N, i * n, kk * n, n, 1.0);
-            for (int j = 0; j < s; j++) {
-                const double w = h * h * k->ah[i * s + j] * k->a[j * s + kk];
-                if (w != 0.0)
-                    mat_block_add(J, N, i * n, kk * n, n, n, k->KM + (size_t)j * n * n, w);
-            }
-            mat_block_add_t(J, N, i * n, s * n + kk * m, n, m, k->G + (size_t)kk * m * n,
-                            h * k->ah[i * s + kk]);
-        }
-}
-
-/* Position constraint rows g(Q_i)/h, i >= 1: d/dP_k = a_ik G(Q_i) M^-1. */
-static void position_rows(spark *k, double *J)
-{
-    const int n = k->n, m = k->m, s = k->s, N = k->size;
-    double *GiM = k->GMKM; /* scratch: the hidden rows come after */
-    for (int i = 1; i < s; i++) {
-        mat_mul(m, n, n, k->G + (size_t)i * m * n, k->Minv, GiM);
-        for (int kk = 0; kk < s; kk++)
-            mat_block_add(J, N, s * n + (i - 1) * m, kk * n, m, n, GiM, k->a[i * s + kk]);
-    }
-}
-
-/* The hidden constraint row G(q1) M^-1 p1, q1 = Q_s, p1 = p0 - h sum_j b_j F_j:
- *   d/dP_k = h a_sk B(q1; M^-1 p1) M^-1 - h^2 sum_j b_j a_jk G(q1) M^-1 K_j M^-1
- *   d/dL_k = -h b_k G(q1) M^-1 G_k^T */
-static void hidden_constraint_rows(spark *k, double *J)
-{
-    const int n = k->n, m = k->m, s = k->s, N = k->size;
-    const double h = k->h;
-    const int row = s * n + (s - 1) * m;
-    mat_vec(n, n, k->Minv, k->p1, k->v);
-    wb_constraint_hessian_vector(k->model, k->Q + (size_t)(s - 1) * n, k->v, k->B);
-    mat_mul(m, n, n, k->B, k->Minv, k->BM);
-    mat_mul(m, n, n, k->G + (size_t)(s - 1) * m * n, k->Minv, k->GM);
-    for (int kk = 0; kk < s; kk++)
-        mat_block_add(J, N, row, kk * n, m, n, k->BM, h * k->a[(s - 1) * s + kk]);
-    for (int j = 0; j < s; j++) {
-        mat_mul(m, n, n, k->GM, k->KM + (size_t)j * n * n, k->GMKM);
-        for (int kk = 0; kk < s; kk++) {
-            const double w = h * h * k->b[j] * k->a[j * s + kk];
-            if (w != 0.0)
-                mat_block_add(J, N, row, kk * n, m, n, k->GMKM, -w);
-        }
-    }
-    for (int kk = 0; kk < s; kk++) {
-        mat_mul_bt(m, n, m, k->GM, k->G + (size_t)kk * m * n, k->GG);
-        mat_block_add(J, N, row, s * n + kk * m, m, m, k->GG, -h * k->b[kk]);
-    }
-}
-
-/* The same matrix in its nonzeros (linear_solver = sparse), block by block
- * as momentum_rows, position_rows and hidden_constraint_rows above. */
-static void sparse_jacobian(spark *k, const double *x, double *J)
-{
-    spark_sparse *sp = &k->sp;
-    const int n = k->n, s = k->s, nnz_G = sp->G->nnz, nnz_K = sp->K.csr.pattern.nnz;
-    const double h = k->h, *Minv = sp->inverse_mass;
-    const double *G1 = stage_G(k, s - 1);
-    memset(J, 0, (size_t)sp->J.csr.pattern.nnz * sizeof(double));
-    for (int j = 0; j < s; j++) { /* K_j M^-1 */
-        const double *Qj = k->Q + (size_t)j * n;
-        double *KM = sp->KM + (size_t)j * nnz_K;
-        sp->ext->potential_hessian_values(sp->self, Qj, sp->Hv);
-        sp->ext->hessian_contract_values(sp->self, Qj, stage_L(k, (double *)x, j), sp->Tv);
-        memset(KM, 0, (size_t)nnz_K * sizeof(double));
-        wb_block_add(&sp->K, sp->K_hessian, 1.0, sp->Hv, Minv, KM);
-        wb_block_add(&sp->K, sp->K_contract, 1.0, sp->Tv, Minv, KM);
-    }
-    for (int i = 0; i < s; i++) {
-        wb_block_add(&sp->J, sp->identity[i], 1.0, NULL, NULL, J);
-        for (int kk = 0; kk < s; kk++) {
-            for (int j = 0; j < s && sp->stage_K[i][kk] >= 0; j++) {
-                const double w = h * h * k->ah[i * s + j] * k->a[j * s + kk];
-                if (w != 0.0)
-                    wb_block_add(&sp->J, sp->stage_K[i][kk], w, sp->KM + (size_t)j * nnz_K,
-                                 NULL, J);
-            }
-            if (sp->stage_Gt[i][kk] >= 0)
-                wb_block_add(&sp->J, sp->stage_Gt[i][kk], h * k->ah[i * s + kk],
-                             stage_G(k, kk), NULL, J);
-            if (i > 0 && sp->position_G[i][kk] >= 0)
-                wb_block_add(&sp->J, sp->position_G[i][kk], k->a[i * s + kk], stage_G(k, i),
-                             Minv, J);
-        }
-    }
-    inverse_mass_times(k, k->p1, k->v);
-    sp->ext->hessian_vector_values(sp->self, k->Q + (size_t)(s - 1) * n, k->v, sp->Bv);
-    for (int j = 0; j < s; j++) {
-        memset(sp->GKv, 0, (size_t)sp->GK.pattern.nnz * sizeof(double));
-        wb_csr_product_add(sp->G, G1, Minv, &sp->K.csr.pattern, sp->KM + (size_t)j * nnz_K,
-                           &sp->GK.pattern, 1.0, sp->mark, sp->GKv);
-        for (int kk = 0; kk < s; kk++) {
-            const double w = h * h * k->b[j] * k->a[j * s + kk];
-            if (w != 0.0 && sp->hidden_GK[kk] >= 0)
-                wb_block_add(&sp->J, sp->hidden_GK[kk], -w, sp->GKv, NULL, J);
-        }
-    }
-    for (int kk = 0; kk < s; kk++) {
-        if (sp->hidden_B[kk] >= 0)
-            wb_block_add(&sp->J, sp->hidden_B[kk], h * k->a[(s - 1) * s + kk], sp->Bv, Minv, J);
-        if (sp->hidden_GG[kk] < 0)
-            continue;
-        const double *Gk = stage_G(k, kk);
-        for (int e = 0; e < nnz_G; e++)
-            sp->Gtv[e] = Gk[sp->Gt_origin[e]];
-        memset(sp->GGv, 0, (size_t)sp->GG.pattern.nnz * sizeof(double));
-        wb_csr_product_add(sp->G, G1, Minv, &sp->Gt.pattern, sp->Gtv, &sp->GG.pattern, 1.0,
-                           sp->mark, sp->GGv);
-        wb_block_add(&sp->J, sp->hidden_GG[kk], -h * k->b[kk], sp->GGv, NULL, J);
-    }
-}
-
-/* iteration = auto: the point of the Jacobian about to be formed, whose
- * factors the workspace keeps: the iterate x, recorded with q0, p0 and h;
- * or, first after a resumed run, the point the original run kept (its q0
- * and p0 in place of the step's until the Jacobian is formed). */
-static const double *jacobian_point(spark *k, const double *x)
-{
-    double *point = k->kept;
-    k->kept_valid = 1;
-    if (k->reform) {
-        k->reform = 0;
-        k->q0 = point + k->size, k->p0 = point + k->size + k->n;
-        return point;
-    }
-    vec_copy(k->size, x, point);
-    vec_copy(k->n, k->q0, point + k->size);
-    vec_copy(k->n, k->p0, point + k->size + k->n);
-    k->kept_h = k->h;
-    return x;
-}
-
-static int jacobian(void *user, const double *x, double *J)
-{
-    spark *k = user;
-    const double *q0 = k->q0, *p0 = k->p0;
-    if (k->iteration == ITERATION_AUTO)
-        x = jacobian_point(k, x);
-    stages(k, x);
-    if (k->sp.ext) {
-        sparse_jacobian(k, x, J);
-    } else {
-        stage_hessians(k, x);
-        memset(J, 0, (size_t)k->size * k->size * sizeof(double));
-        momentum_rows(k, J);
-        position_rows(k, J);
-        hidden_constraint_rows(k, J);
-    }
-    k->q0 = q0, k->p0 = p0;
-    return WB_OK;
-}
-
 /* ---- the method ---------------------------------------------------------------------- */
 
 static void destroy(void *inst)
@@ -479,15 +170,7 @@ static void destroy(void *inst)
     if (k->newton)
         k->host->newton_destroy(k->host, k->newton);
     free(k->extrapolation);
-    spark_sparse *sp = &k->sp;
-    wb_block_matrix_free(&sp->K);
-    wb_block_matrix_free(&sp->J);
-    wb_csr_free(&sp->Gt);
-    free(sp->Gt_origin);
-    wb_csr_free(&sp->GK);
-    wb_csr_free(&sp->GG);
-    free(sp->mark);
-    free(sp->values);
+    spark_free_sparse(k);
     free(k->x);
     free(k);
 }
@@ -498,8 +181,8 @@ static int allocate(spark *k, int sparse)
 {
     const size_t n = (size_t)k->n, m = (size_t)k->m, s = (size_t)k->s, N = (size_t)k->size;
     const size_t nn = sparse ? 0 : n * n, mn = sparse ? 0 : m * n, mm = sparse ? 0 : m * m;
-    const size_t doubles =
-        5 * N + 2 * n + nn + 3 * s * n + s * mn + s * nn + 2 * nn + 2 * n + 4 * mn + mm;
+    const size_t doubles = 5 * N + 2 * n + 2 * nn + 4 * s * n + s * mn + s * nn + 2 * nn +
+                           2 * n + 4 * mn + mm + s * s + s;
     k->x = calloc(doubles, sizeof(double));
     if (!sparse)
         k->newton = k->host->newton_create(k->host, k->size);
@@ -511,7 +194,11 @@ static int allocate(spark *k, int sparse)
     k->guess = p, p += N;
     k->kept = p, p += N + 2 * n;
     k->Minv = p, p += nn;
+    k->M = p, p += nn;
     k->V = p, p += s * n;
+    k->momenta = p, p += s * n;
+    k->W = p, p += s * s;
+    k->c = p, p += s;
     k->Q = p, p += s * n;
     k->F = p, p += s * n;
     k->G = p, p += s * mn;
@@ -528,97 +215,18 @@ static int allocate(spark *k, int sparse)
     return WB_OK;
 }
 
-/* The Newton matrix's blocks where the tableau puts nonzero coefficients
- * (rows: momenta, g(Q_i) for i >= 1, the hidden constraint; columns: P_k,
- * L_k); 0 or -1 (out of memory). */
-static int place_blocks(spark *k)
+/* W = a ah and c_i = sum_j a_ij (the positions form's). */
+static void tableau_products(spark *k)
 {
-    spark_sparse *sp = &k->sp;
-    const int n = k->n, m = k->m, s = k->s, hidden = s * n + (s - 1) * m;
-    const wb_sparse_pattern *K = &sp->K.csr.pattern;
-    wb_block_matrix *J = &sp->J;
-    wb_block_matrix_init(J, k->size, k->size);
-    int ok = 1;
-#define PLACE(id, row, col, pattern, transposed, size, nonzero)                           \
-    do {                                                                                  \
-        (id) = (nonzero) ? wb_block_place(J, row, col, pattern, transposed, size) : -1;   \
-        ok &= !(nonzero) || (id) >= 0;                                                    \
-    } while (0)
-    for (int i = 0; i < s; i++) {
-        PLACE(sp->identity[i], i * n, i * n, NULL, 0, n, 1);
-        for (int kk = 0; kk < s; kk++) {
-            int coupled = 0;
-            for (int j = 0; j < s; j++)
-                coupled |= k->ah[i * s + j] * k->a[j * s + kk] != 0.0;
-            PLACE(sp->stage_K[i][kk], i * n, kk * n, K, 0, 0, coupled);
-            PLACE(sp->stage_Gt[i][kk], i * n, s * n + kk * m, sp->G, 1, 0,
-                  k->ah[i * s + kk] != 0.0);
-            PLACE(sp->position_G[i][kk], s * n + (i - 1) * m, kk * n, sp->G, 0, 0,
-                  i > 0 && k->a[i * s + kk] != 0.0);
+    const int s = k->s;
+    for (int i = 0; i < s; i++)
+        for (int j = 0; j < s; j++) {
+            double w = 0.0;
+            for (int l = 0; l < s; l++)
+                w += k->a[i * s + l] * k->ah[l * s + j];
+            k->W[i * s + j] = w;
+            k->c[i] += k->a[i * s + j];
         }
-    }
-    for (int kk = 0; kk < s; kk++) {
-        int coupled = 0;
-        for (int j = 0; j < s; j++)
-            coupled |= k->b[j] * k->a[j * s + kk] != 0.0;
-        PLACE(sp->hidden_B[kk], hidden, kk * n, sp->G, 0, 0, k->a[(s - 1) * s + kk] != 0.0);
-        PLACE(sp->hidden_GK[kk], hidden, kk * n, &sp->GK.pattern, 0, 0, coupled);
-        PLACE(sp->hidden_GG[kk], hidden, s * n + kk * m, &sp->GG.pattern, 0, 0,
-              k->b[kk] != 0.0);
-    }
-#undef PLACE
-    return ok && wb_block_matrix_build(J) == 0 ? 0 : -1;
-}
-
-/* The sparse path's structure: the model's patterns (checked), K's union
- * pattern, the products' patterns, the Newton matrix and its workspace. */
-static int create_sparse(spark *k)
-{
-    spark_sparse *sp = &k->sp;
-    const wb_host *host = k->host;
-    const wb_model *model = k->model;
-    const int n = k->n, m = k->m, s = k->s;
-    const char *missing;
-    sp->ext = wb_sparse_usable(host, model, WB_SPARSE_NEEDS_HESSIANS, &missing);
-    sp->self = model->model_self;
-    sp->G = sp->ext->jacobian_pattern(sp->self);
-    const wb_sparse_pattern *H = sp->ext->potential_hessian_pattern(sp->self);
-    const wb_sparse_pattern *T = sp->T = sp->ext->hessian_contract_pattern(sp->self);
-    if (wb_sparse_check_pattern(host, model, sp->G, m, n, "G", "spark") != WB_OK ||
-        wb_sparse_check_pattern(host, model, H, n, n, "Hess V", "spark") != WB_OK ||
-        wb_sparse_check_pattern(host, model, T, n, n, "T(q; mu)", "spark") != WB_OK)
-        return WB_ERR_INVALID;
-    wb_block_matrix_init(&sp->K, n, n);
-    sp->K_hessian = wb_block_place(&sp->K, 0, 0, H, 0, 0);
-    sp->K_contract = wb_block_place(&sp->K, 0, 0, T, 0, 0);
-    if (sp->K_contract < 0 || wb_block_matrix_build(&sp->K) != 0 ||
-        wb_csr_transpose(sp->G, &sp->Gt, &sp->Gt_origin) != 0 ||
-        wb_csr_product_pattern(sp->G, &sp->K.csr.pattern, 0, &sp->GK) != 0 ||
-        wb_csr_product_pattern(sp->G, &sp->Gt.pattern, 0, &sp->GG) != 0 || place_blocks(k) != 0)
-        return WB_ERR_NOMEM;
-    const size_t nnz_G = (size_t)sp->G->nnz, nnz_K = (size_t)sp->K.csr.pattern.nnz;
-    sp->mark = calloc((size_t)n + (size_t)m + 1, sizeof(int));
-    sp->values = calloc((size_t)n + (s + 2) * nnz_G + s * nnz_K + (size_t)H->nnz +
-                            (size_t)T->nnz + (size_t)sp->GK.pattern.nnz +
-                            (size_t)sp->GG.pattern.nnz + 1,
-                        sizeof(double));
-    if (!sp->mark || !sp->values)
-        return WB_ERR_NOMEM;
-    double *p = sp->values;
-    sp->inverse_mass = p, p += n;
-    sp->Gv = p, p += s * nnz_G;
-    sp->Bv = p, p += nnz_G;
-    sp->Gtv = p, p += nnz_G;
-    sp->KM = p, p += s * nnz_K;
-    sp->Hv = p, p += H->nnz;
-    sp->Tv = p, p += T->nnz;
-    sp->GKv = p, p += sp->GK.pattern.nnz;
-    sp->GGv = p;
-    /* M is constant (wb_require_constant_mass): its diagonal at any q */
-    if (wb_sparse_inverse_mass(host, model, sp->ext, k->Q, sp->inverse_mass, "spark") != WB_OK)
-        return WB_ERR_INVALID;
-    k->newton = host->newton_create_sparse(host, &sp->J.csr.pattern);
-    return k->newton ? WB_OK : WB_ERR_NOMEM;
 }
 
 static int create(const wb_host *host, const wb_model *model, const wb_option_value *opts,
@@ -646,7 +254,9 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
         return WB_ERR_NOMEM;
     }
     k->host = host, k->model = model, k->n = model->nq, k->m = model->n_holonomic, k->s = s;
-    k->size = s * (k->n + k->m);
+    k->form = opts[OPT_STAGE_FORM].string[0] == 'm' ? &spark_momenta : &spark_positions;
+    k->blocks = k->form->blocks(s);
+    k->size = k->blocks * k->n + s * k->m;
     k->a = pair->a, k->ah = pair->a2, k->b = pair->b;
     host->newton_defaults(host, &k->newton_options);
     k->newton_options.tol = opts[OPT_TOL].number;
@@ -660,8 +270,10 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
     k->newton_options.struct_size = sizeof k->newton_options; /* with the 1.2, 1.5 members */
     k->newton_options.refresh_rate = k->iteration == ITERATION_AUTO ? REFRESH_RATE : 0.0;
     status = allocate(k, sparse);
+    if (status == WB_OK)
+        tableau_products(k);
     if (status == WB_OK && sparse)
-        status = create_sparse(k);
+        status = spark_create_sparse(k);
     if (status != WB_OK) {
         destroy(k);
         if (status == WB_ERR_NOMEM)
@@ -696,8 +308,10 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
         for (int j = 0; j < s; j++)
             for (int l = 0; l < s; l++)
                 k->force_extrapolation[i * s + j] += k->ah[i * s + l] * k->extrapolation[l * s + j];
-    if (!sparse) /* Q (s >= 2 stages) is free until a step */
+    if (!sparse) { /* Q (s >= 2 stages) is free until a step */
         wb_constant_inverse_mass(model, k->Q, k->Minv);
+        wb_mass(model, k->Q, k->M); /* constant: any q */
+    }
     *inst = k;
     return WB_OK;
 }
@@ -708,12 +322,12 @@ static int reset(void *inst, double t, const double *q, const double *p)
     (void)t;
     k->history_valid = 0;
     k->kept_valid = 0, k->reform = 0;
-    double *L = stage_L(k, k->x, 0);
+    double *L = spark_stage_L(k, k->x, 0);
     if (wb_index1_multiplier(k->model, q, p, L) != WB_OK)
         for (int c = 0; c < k->m; c++)
             L[c] = 0;
     for (int i = 1; i < k->s; i++)
-        vec_copy(k->m, L, stage_L(k, k->x, i));
+        vec_copy(k->m, L, spark_stage_L(k, k->x, i));
     return WB_OK;
 }
 
@@ -729,7 +343,7 @@ static int start(void *inst, double t, double h, const double *q, const double *
     const double *stages = carried + m, *valid = stages + 2 * (size_t)s * n;
     const double *point = valid + 1, *state = point + (2 * (size_t)s + 2) * n;
     for (int i = 0; i < s; i++)
-        vec_copy(m, carried, stage_L(k, k->x, i));
+        vec_copy(m, carried, spark_stage_L(k, k->x, i));
     /* the kept factors are formed again at their point before they are used */
     k->kept_valid = k->reform = k->iteration == ITERATION_AUTO && m <= n && state[0] != 0.0;
     if (k->kept_valid) {
@@ -739,7 +353,7 @@ static int start(void *inst, double t, double h, const double *q, const double *
     k->history_valid = k->extrapolate && valid[0] != 0.0;
     if (k->history_valid) {
         vec_copy(s * n, stages, k->forces);
-        vec_copy(s * m, stages + (size_t)s * n, stage_L(k, k->x, 0));
+        vec_copy(s * m, stages + (size_t)s * n, spark_stage_L(k, k->x, 0));
         vec_copy(n, q, k->last);
         vec_copy(n, p, k->last + n);
         k->last_h = h;
@@ -749,7 +363,8 @@ static int start(void *inst, double t, double h, const double *q, const double *
 
 /* The first iterate: the last step's forces and multipliers extrapolated
  * when they are those of the step that ended at (q0, p0) with this h, else
- * P_i = p0 and every L_i = the last L_s.  x is kept in k->saved. */
+ * P_i = p0 and every L_i = the last L_s; the form takes its unknowns from
+ * those momenta.  x is kept in k->saved. */
 static int first_guess(spark *k, double h, const double *q0, const double *p0, int extrapolate)
 {
     const int n = k->n, m = k->m, s = k->s;
@@ -757,19 +372,20 @@ static int first_guess(spark *k, double h, const double *q0, const double *p0, i
     const int continuing = extrapolate && k->history_valid && h == k->last_h &&
                            vec_equal(n, q0, k->last) && vec_equal(n, p0, k->last + n);
     for (int i = 0; i < s; i++) {
-        double *Pi = stage_P(k, k->x, i), *Li = stage_L(k, k->x, i);
+        double *Pi = k->momenta + (size_t)i * n, *Li = spark_stage_L(k, k->x, i);
         vec_copy(n, p0, Pi);
         if (!continuing) {
-            vec_copy(m, stage_L(k, k->saved, s - 1), Li);
+            vec_copy(m, spark_stage_L(k, k->saved, s - 1), Li);
             continue;
         }
         for (int c = 0; c < m; c++)
             Li[c] = 0.0;
         for (int j = 0; j < s; j++) {
             vec_axpy(n, -h * k->force_extrapolation[i * s + j], k->forces + (size_t)j * n, Pi);
-            vec_axpy(m, k->extrapolation[i * s + j], stage_L(k, k->saved, j), Li);
+            vec_axpy(m, k->extrapolation[i * s + j], spark_stage_L(k, k->saved, j), Li);
         }
     }
+    k->form->from_momenta(k, k->momenta, k->x);
     return continuing;
 }
 
@@ -783,9 +399,9 @@ static int first_guess(spark *k, double h, const double *q0, const double *p0, i
 static void row_scales(spark *k, double h, const double *q0, const double *p0)
 {
     const int n = k->n, m = k->m, s = k->s;
-    const double *L = stage_L(k, k->x, s - 1);
+    const double *L = spark_stage_L(k, k->x, s - 1);
     double momentum = wb_momentum_scale(k->model, q0, p0, h, k->v);
-    double *rows = k->scale + (size_t)s * n, *hidden = rows + (size_t)(s - 1) * m;
+    double *rows = k->scale + (size_t)k->blocks * n, *hidden = rows + (size_t)(s - 1) * m;
     double minv = 0.0; /* |M^-1| in the max norm */
     double *force = k->v;
     for (int i = 0; i < n; i++)
@@ -816,7 +432,7 @@ static void row_scales(spark *k, double h, const double *q0, const double *p0)
             minv = fmax(minv, wb_scale_max_abs(n, k->Minv + (size_t)i * n) * n);
     }
     momentum += fabs(h) * wb_scale_max_abs(n, force);
-    for (int r = 0; r < s * n; r++)
+    for (int r = 0; r < k->blocks * n; r++)
         k->scale[r] = momentum;
     if (sp->ext) {
         wb_sparse_row_scales(sp->G, sp->Bv, q_size, fabs(h), rows);
@@ -831,7 +447,7 @@ static void row_scales(spark *k, double h, const double *q0, const double *p0)
 
 static int newton(spark *k, wb_step_stats *stats)
 {
-    return k->host->newton_solve(k->host, k->newton, residual, jacobian, k, k->x,
+    return k->host->newton_solve(k->host, k->newton, spark_residual, spark_jacobian, k, k->x,
                                  &k->newton_options, stats, NULL);
 }
 
@@ -910,13 +526,13 @@ static void aux_values(const void *inst, double *out)
 {
     spark *k = (spark *)inst;
     const int n = k->n, m = k->m, s = k->s;
-    vec_copy(m, stage_L(k, k->x, s - 1), out);
+    vec_copy(m, spark_stage_L(k, k->x, s - 1), out);
     double *stages = out + m, *valid = stages + 2 * (size_t)s * n;
     for (size_t e = 0; e < 2 * (size_t)s * n; e++)
         stages[e] = 0.0;
     if (k->history_valid) {
         vec_copy(s * n, k->forces, stages);
-        vec_copy(s * m, stage_L(k, k->x, 0), stages + (size_t)s * n);
+        vec_copy(s * m, spark_stage_L(k, k->x, 0), stages + (size_t)s * n);
     }
     valid[0] = k->history_valid;
     double *point = valid + 1, *state = point + (2 * (size_t)s + 2) * n;

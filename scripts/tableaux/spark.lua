@@ -17,8 +17,9 @@
 --     ~3e-7 and stays there: tenths of 10^5 steps 2.9e-7 ... 3.8e-7 with
 --     either Newton start; over --quick's 2 x 10^4 steps the last tenth was
 --     1.95 x the first with the plain start, 4.2 x with the extrapolated
---     one, 2.7 x with iteration = "auto" and the start from the forces; s = 2
---     0.88 x, now 1.45 x: a trajectory-dependent envelope, not a drift);
+--     one, 2.7 x with iteration = "auto" and the start from the forces, 4.1 x
+--     with those and stage_form = "positions"; s = 2 0.88 x, 1.45 x, 1.05 x:
+--     a trajectory-dependent envelope, not a drift);
 --     the vertical angular momentum conserved;
 --   * s = 2 is RATTLE: the two agree to round-off with tight tolerances
 --     (tol = 1e-16: auto's simplified Newton iterates to round-off so; the
