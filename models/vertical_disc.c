@@ -27,13 +27,24 @@
  *   defaults; tests/nonholonomic/disc_turning_rate.lua).
  *   nonholonomic.lobatto's discrete momentum equation (App. F) couples the
  *   spin to the translation through dcay* and Ad* of the step's increment
- *   h xi: the spin row has terms h^2 |v| (|t| + m |v w|) that cancel, and
- *   Newton's row tolerance tol of those terms moves w by up to
- *   tol h^2 |v| (|t| + m |v w|) / Iz a step (measured over 80 steps at
- *   Iz = 1e-12: up to 1.4 times that, s = 2 .. 4, h = 1e-2 .. 1e-7): at
- *   Iz = 1e-12 and h = 0.01, 2.9e-3 after 80 steps (s = 3; 2e-7 with
- *   tol = 1e-16, the round-off of those terms), 4.8e-5 at h = 1e-3, 2.7e-9
- *   at h = 1e-5; at m = 1e12 Newton lands far below it: 6e-8 at h = 0.01.
+ *   h xi: the step's mu0 = Iz w is made of terms T = h^2 |v| (|t| +
+ *   m |v w|) that cancel, so w = mu0 / Iz carries their round-off,
+ *   eps T / Iz a step, on top of Newton's tol max(|w|, |v|) (the method
+ *   delivers the step's velocity to tol of its size, or to that
+ *   round-off: plugins/nonholonomic/lobatto.c).  Measured over 80 steps at
+ *   Iz = 1e-12 and m = 1e12, s = 2, 3, h = 1e-2 .. 1e-5: up to 0.62 of
+ *   n (tol max(|w|, |v|) + eps T / Iz); at Iz = 1e-12 and h = 0.01,
+ *   2.3e-8 (s = 2) and 2.8e-7 (s = 3), as with tol = 1e-16; at h = 1e-3,
+ *   1.4e-10 and 6.1e-10.  When Newton stopped at tol of the spin row's
+ *   terms instead: tol T / Iz a step, 1.9e-3 and 2.9e-3 at h = 0.01.
+ *   Over 1e5 steps of h = 1e-3 (s = 3): 2.1e-8, 6.0e-9, 5.7e-8, 7.8e-9 at
+ *   Iz = 1e-12 .. 1e-9 (before: 3.0e-2 .. 6.4e-5), 1.6e-10 at 1e-7, 3.5e-13
+ *   at 1e-6.  Below 1e-9 of w over 1e5 steps: from Iz = 1e-7 at h = 1e-3,
+ *   Iz = 1e-5 at h = 0.01 (1.5e-9 at s = 2, 3.1e-10 at s = 3).  The long
+ *   runs fail in Newton (divergence from the step's guess, the same steps
+ *   before and after this rule) for every Iz <= 1e-6 at h = 0.01, and for
+ *   some at h = 1e-3 (s = 2 at Iz <= 1e-8, s = 3 at 1e-8); the declared
+ *   lower bound 1e-12 is rkmk4's, which keeps w to the last bit there.
  * (The right-trivialised form this model had before, mu0 = m s . J t +
  * Iz w with s = t', mixed the spin with the orbital angular momentum about
  * the origin, so w came out of a difference of terms m |t|^2 / Iz times

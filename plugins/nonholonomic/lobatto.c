@@ -26,6 +26,29 @@
  * analytic Jacobian (system.c), the constraint rows scaled by 1/h so that
  * the multiplier block is O(1).
  *
+ * When Newton stops: each residual row within tol of its terms
+ * (lobatto_row_scales) is not enough, since a component of the step's
+ * result can be a small difference of large terms: vertical_disc's turning
+ * rate w = mu0 / Iz, its momentum mu0 made of terms T = h^2 |v| (|t| +
+ * m |v w|) through dcay* and Ad* of the increment, moved by tol T / Iz a
+ * step when the rows alone decide (2.9e-3 after 80 steps at Iz = 1e-12,
+ * h = 0.01, s = 3).  So the unknowns are delivered too
+ * (wb_newton_options.unknown_scale): the correction the last residual asks
+ * for must move the step's result velocity vel(q1, p1) by at most tol of
+ * the stage velocities' size V once applied (system.c: result_scales), or
+ * the corrections must have stopped shrinking at the rows' round-off.  The
+ * result then carries Newton's tol V and the round-off of the terms it is
+ * made of, eps T / Iz a step for w: measured over 80 steps up to 0.62 of
+ * n (tol V + eps T / Iz) at Iz = 1e-12 and m = 1e12, s = 2, 3, h = 1e-2 ..
+ * 1e-5 (2.3e-8 and 2.8e-7 at Iz = 1e-12, h = 0.01, s = 2, 3, as with
+ * tol = 1e-16; tests/nonholonomic/disc_turning_rate.lua).  That floor is
+ * the discrete equations' own: w = mu0 / Iz cannot be computed closer from
+ * terms of size T.  Where the result has no such cancellation the rule
+ * costs nothing: at the five models' defaults it takes no more residuals
+ * than the row test (the last correction is applied without one); at
+ * Iz = 1e-12 it iterates to the floor (10 residuals a step instead of 6.6
+ * at h = 1e-3, s = 3).
+ *
  * Option `constraint` gives the variants section 5.1 rejects, for
  * ablation: "iiib" imposes the constraint with the IIIB stage momenta,
  * Psi(Q^i, P^i) = Phi(Q^i, V^i) = 0 at i = 1..s-1, and Psi(q1, p1) = 0 at
@@ -77,7 +100,9 @@ static const wb_option_spec options[] = {
     {"retraction", WB_OPT_CHOICE, 0, 0, 0, "cay", "cay|exp",
      "Lie-group models: the map tau from the algebra to the group (Cayley or exponential)"},
     {"tol", WB_OPT_NUMBER, 1e-12, 1e-16, 1e-3, NULL, NULL,
-     "Newton tolerance on the residuals (momenta, Psi/h)"},
+     "Newton tolerance: on the residuals (momenta, Psi/h) relative to their terms, and on "
+     "the unknowns: the last correction moves the step's velocity by at most tol of its "
+     "size, or the corrections have stopped shrinking at round-off"},
     {"max_iter", WB_OPT_INTEGER, 50, 1, 1000, NULL, NULL, "Newton iterations per step"},
     {"iteration", WB_OPT_CHOICE, 0, 0, 0, "auto", "auto|newton|simplified",
      "auto: simplified Newton (the step's first Jacobian), and full Newton from the same "
@@ -134,7 +159,7 @@ static int allocate(lobatto *L)
                              10 * d * N;
     const size_t global = 3 * d * d + 4 * d + 2 * d * d + 2 * k * d + k + 6 * d * N +
                           3 * d * d + 5 * d + 2 * d + 6 * d + d + 60 + 3 * k + 2 * N + 3 * N +
-                          N * N + d * d * d + N + s * nq + 3 * nq + 2 * d + k;
+                          N * N + d * d * d + 2 * N + s * nq + 3 * nq + 2 * d + k;
     L->st = calloc(s, sizeof *L->st);
     L->own = calloc(2 * s, sizeof *L->own);
     L->ipiv = calloc(d + 1, sizeof(int));
@@ -150,6 +175,7 @@ static int allocate(lobatto *L)
     L->fd_r2 = carve(&c, N);
     L->fd_J = carve(&c, N * N);
     L->scale = carve(&c, N);
+    L->unknown_scale = carve(&c, N);
     L->g_terms = carve(&c, s * nq), L->g_work = carve(&c, 3 * nq);
     L->fd_mu = carve(&c, d), L->fd_n = carve(&c, d), L->fd_phi = carve(&c, k);
     for (size_t i = 0; i < s; i++) {
@@ -229,6 +255,12 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
 {
     if (!WB_HAS_FIELD(model, wb_model, lie_force_jacobian_g))
         return refuse(host, "is served by a host older than ABI 1.1", model);
+    if (host->abi_minor < 5) {
+        host->error(host, "nonholonomic.lobatto: the host speaks ABI 1.%u; the method needs "
+                          "1.5 (Newton's test on the unknowns, wb_newton_options.unknown_scale)",
+                    (unsigned)host->abi_minor);
+        return WB_ERR_INVALID;
+    }
     const int flat = !(model->capabilities & WB_CAP_LIE_GROUP);
     const int retraction = opts[OPT_RETRACTION].string[0] == 'e' ? RETRACTION_EXP
                                                                  : RETRACTION_CAY;
@@ -285,8 +317,9 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
         host->error(host, "nonholonomic.lobatto: out of memory");
         return WB_ERR_NOMEM;
     }
-    L->newton_options.struct_size = sizeof L->newton_options; /* with residual_scale */
+    L->newton_options.struct_size = sizeof L->newton_options; /* with the scales */
     L->newton_options.residual_scale = L->scale;
+    L->newton_options.unknown_scale = L->unknown_scale;
     retraction_setup(L);
     if (!flat && retraction == RETRACTION_CAY)
         build_tensor(L, L->zero_d, L->D0);
@@ -412,6 +445,7 @@ static int step(void *inst, double t, double h, const double *q0, const double *
         vec_copy(k, L->nu0, L->x + (size_t)s * d + (size_t)j * k);
     vec_copy(L->N, L->x, L->guess);
     lobatto_row_scales(L, L->x);
+    lobatto_unknown_scales(L, L->x);
     if (L->check_jacobian) {
         int row, col;
         const double gap = lobatto_jacobian_gap(L, L->x, &row, &col);

@@ -110,6 +110,8 @@ typedef struct lobatto {
     wb_newton_options newton_options;
     double *x, *guess, *fd_x, *fd_r1, *fd_r2, *fd_J;
     double *scale;              /* N: the sizes of each residual row's terms     */
+    double *unknown_scale;      /* N: the size of each unknown for the correction test */
+    double velocity_size, multiplier_size; /* the unknowns' vectors at the guess  */
     double *g_terms;            /* s nq: the sizes of the terms of G_i's numbers */
     double *g_work;             /* 3 nq scratch (|tau(X)|, |g0|, a moved G)     */
     double *fd_mu, *fd_n, *fd_phi; /* d, d, k: values at a moved G               */
@@ -152,6 +154,13 @@ int lobatto_jacobian(void *user, const double *x, double *J);
  * its origin has momenta of 1e6 |v| made of terms of 1e12: an absolute
  * tolerance there is below round-off. */
 void lobatto_row_scales(lobatto *L, const double *x);
+/* The size of each unknown at x (the step's guess), into L->unknown_scale
+ * for wb_newton_options.unknown_scale: the largest stage velocity
+ * component for every H^i_c, the largest multiplier for every nu^j_a.
+ * One size a vector, not one a component: a component small against the
+ * others (the sideways v2 of a rolling disc, 1e-4 of its speed) needs no
+ * more digits than its vector, and asking for them costs iterations. */
+void lobatto_unknown_scales(lobatto *L, const double *x);
 /* The step's outputs from the last residual: q1 = G_s, p1 = mu^s. */
 int lobatto_outputs(lobatto *L, const double *x, double *q1, double *p1);
 /* Central differences of the residual against the analytic Jacobian:

@@ -691,6 +691,15 @@ void lobatto_row_scales(lobatto *L, const double *x)
     }
 }
 
+void lobatto_unknown_scales(lobatto *L, const double *x)
+{
+    const int velocities = L->s * L->d;
+    L->velocity_size = vec_max_abs(velocities, x);
+    L->multiplier_size = vec_max_abs(L->N - velocities, x + velocities);
+    for (int i = 0; i < L->N; i++)
+        L->unknown_scale[i] = i < velocities ? L->velocity_size : L->multiplier_size;
+}
+
 int lobatto_outputs(lobatto *L, const double *x, double *q1, double *p1)
 {
     int status = evaluate_all(L, x, 0);
@@ -833,6 +842,83 @@ static void add_coadjoint(lobatto *L, int i, const double *y, const double *dy, 
     tan_gemm(d, d, N, L->m3, 0, S->dX, -1.0, T);
 }
 
+/* The IIIA momentum of stage i, mu^i (into mu_row), the velocity it
+ * gives, eta_c = vel(G_i, mu^i), and their tangents dmu_row and deta_c;
+ * after transported_tangents. */
+static int iiia_velocity_tangent(lobatto *L, int i)
+{
+    const int d = L->d, s = L->s, N = L->N;
+    const stage *S = &L->st[i];
+    tan_zero(d, N, L->dy);
+    for (int j = 0; j < s; j++) {
+        const double w = L->h * L->a[i * s + j];
+        if (w != 0.0)
+            vec_axpy(d * N, w, L->own[j], L->dy);
+    }
+    iiia_momentum(L, i, L->y, L->mu_row);
+    tan_zero(d, N, L->dmu_row);
+    if (L->flat)
+        vec_copy(d * N, L->dy, L->dmu_row);
+    else
+        add_coadjoint(L, i, L->y, L->dy, L->dmu_row);
+    /* eta_c = vel(G_i, mu^i): deta_c = Jxi_c^-1 (dmu^i - Jg_c zeta_i) */
+    model_velocity(L, S->G, L->mu_row, L->eta_c);
+    model_second(L, S->G, L->eta_c, L->Jxi_c, L->Jg_c, NULL);
+    vec_copy(d * N, L->dmu_row, L->deta_c);
+    tan_gemm(d, d, N, L->Jg_c, 0, S->zeta, -1.0, L->deta_c);
+    if (L->flat) {
+        vec_copy(d * N, L->deta_c, L->tmp_t);
+        tan_zero(d, N, L->deta_c);
+        tan_gemm(d, d, N, L->Minv, 0, L->tmp_t, 1.0, L->deta_c);
+    } else {
+        /* N right-hand sides of length d: solve column-wise on a transposed copy */
+        for (int r = 0; r < d; r++)
+            for (int c = 0; c < N; c++)
+                L->tmp_t[(size_t)c * d + r] = L->deta_c[(size_t)r * N + c];
+        vec_copy(d * d, L->Jxi_c, L->m1);
+        int status = L->host->dense_solve(L->host, d, N, L->m1, L->ipiv, L->tmp_t);
+        if (status != WB_OK)
+            return status;
+        for (int r = 0; r < d; r++)
+            for (int c = 0; c < N; c++)
+                L->deta_c[(size_t)r * N + c] = L->tmp_t[(size_t)c * d + r];
+    }
+    return WB_OK;
+}
+
+/* unknown_scale: each unknown's vector size (lobatto_unknown_scales)
+ * times rho = min(1, V / max_c sum_j |D_cj| size_j), with D = d xi1 / dx
+ * the tangent of the step's result velocity xi1 = vel(q1, p1) = vel(G_s,
+ * mu^s) and V the stage velocities' size: a correction within tol of
+ * every scale then moves each component of xi1 by at most tol V.  Where
+ * a component of the result is a small difference of large terms, rho
+ * is small: vertical_disc at Iz = 1e-12, whose w = mu0 / Iz comes from
+ * terms h^2 |v| (|t| + m |v w|) through Ad* and dcay*, has rho = 2e-10 at
+ * h = 0.01 (2e-9 at h = 1e-3; 1e-10 at m = 1e12; 1 at the defaults), and
+ * its unknowns are then iterated to their round-off. */
+static int result_scales(lobatto *L)
+{
+    const int s = L->s, d = L->d, N = L->N, velocities = s * d;
+    const int last = L->n_rows - 1;
+    if (!(last >= 0 && L->rows[last].on_momentum && L->rows[last].stage == s - 1)) {
+        int status = iiia_velocity_tangent(L, s - 1);
+        if (status != WB_OK)
+            return status;
+    }
+    double worst = 0.0;
+    for (int c = 0; c < d; c++) {
+        const double *row = L->deta_c + (size_t)c * N;
+        double sum = 0.0;
+        for (int j = 0; j < N; j++)
+            sum += fabs(row[j]) * (j < velocities ? L->velocity_size : L->multiplier_size);
+        worst = fmax(worst, sum);
+    }
+    const double V = L->velocity_size, rho = worst > V ? V / worst : 1.0;
+    for (int j = 0; j < N; j++)
+        L->unknown_scale[j] = rho * (j < velocities ? L->velocity_size : L->multiplier_size);
+    return WB_OK;
+}
+
 int lobatto_jacobian(void *user, const double *x, double *J)
 {
     lobatto *L = user;
@@ -901,47 +987,15 @@ int lobatto_jacobian(void *user, const double *x, double *J)
             tan_gemm(k, d, N, S->A, 0, S->deta, 1.0, out);
             continue;
         }
-        /* mu^i and its tangent */
-        tan_zero(d, N, L->dy);
-        for (int j = 0; j < s; j++) {
-            const double w = L->h * L->a[i * s + j];
-            if (w != 0.0)
-                vec_axpy(d * N, w, L->own[j], L->dy);
-        }
-        iiia_momentum(L, i, L->y, L->mu_row);
-        tan_zero(d, N, L->dmu_row);
-        if (L->flat)
-            vec_copy(d * N, L->dy, L->dmu_row);
-        else
-            add_coadjoint(L, i, L->y, L->dy, L->dmu_row);
-        /* eta_c = vel(G_i, mu^i): deta_c = Jxi_c^-1 (dmu^i - Jg_c zeta_i) */
-        model_velocity(L, S->G, L->mu_row, L->eta_c);
-        model_second(L, S->G, L->eta_c, L->Jxi_c, L->Jg_c, NULL);
-        vec_copy(d * N, L->dmu_row, L->deta_c);
-        tan_gemm(d, d, N, L->Jg_c, 0, S->zeta, -1.0, L->deta_c);
-        if (L->flat) {
-            vec_copy(d * N, L->deta_c, L->tmp_t);
-            tan_zero(d, N, L->deta_c);
-            tan_gemm(d, d, N, L->Minv, 0, L->tmp_t, 1.0, L->deta_c);
-        } else {
-            /* N right-hand sides of length d: solve column-wise on a transposed copy */
-            for (int r = 0; r < d; r++)
-                for (int c = 0; c < N; c++)
-                    L->tmp_t[(size_t)c * d + r] = L->deta_c[(size_t)r * N + c];
-            vec_copy(d * d, L->Jxi_c, L->m1);
-            status = L->host->dense_solve(L->host, d, N, L->m1, L->ipiv, L->tmp_t);
-            if (status != WB_OK)
-                return status;
-            for (int r = 0; r < d; r++)
-                for (int c = 0; c < N; c++)
-                    L->deta_c[(size_t)r * N + c] = L->tmp_t[(size_t)c * d + r];
-        }
+        status = iiia_velocity_tangent(L, i);
+        if (status != WB_OK)
+            return status;
         wb_nh_jacobian_q(L->model, S->G, L->eta_c, L->B_c);
         wb_nh_jacobian_v(L->model, S->G, L->eta_c, L->A_c);
         tan_gemm(k, d, N, L->B_c, 0, S->zeta, 1.0 / L->h, out);
         tan_gemm(k, d, N, L->A_c, 0, L->deta_c, 1.0 / L->h, out);
     }
-    return WB_OK;
+    return result_scales(L);
 }
 
 /* ---- the Jacobian against differences of the residual ------------------------------ */

@@ -19,11 +19,15 @@
 --   ball_tolerance (the linear integrals' error against Newton's tolerance),
 --   ball_moving_energy_long (cay against exp, h = 0.2).
 -- Claims checked:
---   * w_zeta, Ix, Iy kept to the solver: at tolerance 1e-12 their largest
---     error over 10 P is below 1e-10; over 2 P it is below 10 x the
---     tolerance for every tolerance of the ladder and falls with it (by more
---     than 1000 from 1e-8 to 1e-14; Newton's quadratic convergence makes the
---     steps uneven: 5.2e-9, 1.4e-10, 4.6e-13, 8.5e-15);
+--   * w_zeta, Ix, Iy kept to the solver, "lower than the tolerance": at
+--     tolerance 1e-12 their largest error over 10 P is below 1e-12; over
+--     2 P it is below the tolerance (or 1e-14) for every tolerance of the
+--     ladder and falls with it (by more than 100 from 1e-8 to 1e-14:
+--     9.9e-13, 4.6e-13, 5.3e-15, 2.1e-15; Newton delivers its unknowns to
+--     the tolerance and applies its last correction, which lands far below
+--     a loose one.  Before it did, stopping at the residual test: 5.2e-9,
+--     1.4e-10, 4.6e-13, 7.4e-15, checked below 10 x the tolerance and by
+--     1000; over 10 P at 1e-12 the bound was 1e-10);
 --   * the constraint at every node and the group to round-off;
 --   * the moving energy's oscillation scales like h^4 (first period, h = 0.1
 --     against 0.05: fitted exponent in [3.5, 4.5]);
@@ -31,13 +35,13 @@
 --     times the first); with cay it drifts slowly: its last tenth more than
 --     twice its first, its drift rate (least-squares slope) more than 30
 --     times exp's.
--- Where we differ from the paper: w_zeta's error is below the tolerance
---   1e-12 over the first 4.5 periods only; the solver's residuals make it
---   drift (-9.5e-15 per unit time), to 2.14e-12 at 10 P (Ix, Iy: 2.5e-13,
---   drift -1.1e-15); the script prints this for each integral.  It is the
---   solver's, as the paper says (over 10 P: tolerance 1e-14 gives 4.7e-14,
---   full Newton to round-off 5.7e-15), but not "lower than the tolerance"
---   past 4.5 P; the paper's horizon is not given.  The moving energy with cay is bounded
+-- As the paper: w_zeta's error stays below the tolerance 1e-12 over 10 P
+--   (5.1e-15, drift 1.4e-17 per unit time; Ix 8.7e-15, Iy 2.7e-15).  Before
+--   Newton delivered its unknowns (issue 13) it did so over the first 4.5
+--   periods only: the solver's residuals made it drift (-9.5e-15 per unit
+--   time) to 2.14e-12 at 10 P (Ix, Iy: 2.5e-13); the script prints the
+--   error and drift of each integral.
+-- Where we differ from the paper: the moving energy with cay is bounded
 --   and oscillating over the first periods (as the paper shows), but over
 --   tens of periods it drifts linearly, at a rate -2.5e-7 per unit time at
 --   h = 0.2 and -1.8e-9 at h = 0.1 (so proportional to h^7.1), a drift that
@@ -65,18 +69,19 @@ end
 ---------------------------------------------------------------------------
 -- Figure 8: Lobatto-3, cay, h = 0.1, tolerance 1e-12
 ---------------------------------------------------------------------------
-local main = run{h = 0.1, T = periods * P, options = {tol = 1e-12}}
+-- The paper: their error is "lower than the tolerance" (TolX = 1e-12).
+local paper_tol = 1e-12
+local main = run{h = 0.1, T = periods * P, options = {tol = paper_tol}}
 local errors = {}
 for _, name in ipairs(integrals) do
   errors[name] = wb.deviation(main:column(name))
-  wb.expect_below(wb.max_abs(errors[name]), 1e-10,
-                  string.format("%s kept to the solver's tolerance over %d periods", name, periods))
+  wb.expect_below(wb.max_abs(errors[name]), paper_tol,
+                  string.format("%s kept below the solver's tolerance over %d periods", name,
+                                periods))
 end
 errors.moving_energy = wb.deviation(main:column("moving_energy"))
--- The paper: their error is "lower than the tolerance" (TolX = 1e-12).  The
--- solver's residuals accumulate, so over a long enough run they pass it:
--- say where, with the drift rate, rather than let the 1e-10 bound hide it.
-local paper_tol = 1e-12
+-- Where the solver's errors accumulate past it, say where, with the drift
+-- rate.
 for _, name in ipairs(integrals) do
   local e, crossed = errors[name], nil
   for k, x in ipairs(e) do
@@ -102,11 +107,11 @@ for i, tol in ipairs(tolerances) do
   by_tol[i] = worst
 end
 for i, tol in ipairs(tolerances) do
-  wb.expect_below(by_tol[i], math.max(10 * tol, 1e-14),
+  wb.expect_below(by_tol[i], math.max(tol, 1e-14),
                   string.format("tolerance %.0e: the linear integrals' error (%.1e) below it",
                                 tol, by_tol[i]))
 end
-wb.check(by_tol[#by_tol] < 1e-3 * by_tol[1],
+wb.check(by_tol[#by_tol] < 1e-2 * by_tol[1],
          string.format("... and it falls with the tolerance (%.1e at %.0e, %.1e at %.0e)", by_tol[1],
                        tolerances[1], by_tol[#by_tol], tolerances[#tolerances]))
 

@@ -157,6 +157,31 @@ static int scaled_exp_jacobian(void *user, const double *x, double *J)
     return WB_OK;
 }
 
+/* a (x - 1) + B (y - c), y^2 - s with s the trace's scale (1 or 2) and c
+ * = sqrt(s) rounded: row 0 determines x through a term far smaller than
+ * its others (a = 1e-8, B = 1), so a residual within tol leaves x wrong by
+ * B / a times y's error.  For s = 2 the root y = sqrt 2 is no double: y's
+ * round-off keeps x off the root by ~1e-8, a floor far above tol. */
+static const double hidden_a = 1e-8, hidden_B = 1.0;
+
+static int hidden_unknown(void *user, const double *x, double *r)
+{
+    trace *t = user;
+    r[0] = hidden_a * (x[0] - 1.0) + hidden_B * (x[1] - sqrt(t->scale));
+    r[1] = x[1] * x[1] - t->scale;
+    record(t, 2, x, r);
+    return WB_OK;
+}
+
+static int hidden_unknown_jacobian(void *user, const double *x, double *J)
+{
+    trace *t = user;
+    t->jacobian_calls++;
+    J[0] = hidden_a, J[1] = hidden_B;
+    J[2] = 0.0, J[3] = 2.0 * x[1];
+    return WB_OK;
+}
+
 /* ---- helpers ----------------------------------------------------------------------- */
 
 typedef struct run {
@@ -193,6 +218,17 @@ static wb_newton_options defaults(const wb_host *host)
     wb_newton_options opt;
     memset(&opt, 0xff, sizeof opt); /* newton_defaults must set every field */
     host->newton_defaults(host, &opt);
+    return opt;
+}
+
+/* The defaults with the whole struct: every member after the 1.0 ones off. */
+static wb_newton_options current(const wb_host *host)
+{
+    wb_newton_options opt = defaults(host);
+    opt.struct_size = sizeof opt;
+    opt.residual_scale = NULL;
+    opt.keep_jacobian = 0, opt.refresh_rate = 0.0;
+    opt.unknown_scale = NULL;
     return opt;
 }
 
@@ -496,7 +532,7 @@ static void test_residual_scale(const wb_host *host)
     run absolute = solve(host, 2, scaled_sqrt2, scaled_sqrt2_jacobian, x0, &opt, big);
     CHECK_STATUS(absolute.status, WB_ERR_NEWTON, "scale 1e8, absolute tol 1e-12");
     double scales[2] = {2.0 * big, 2.0 * big};
-    opt.struct_size = sizeof opt;
+    opt = current(host);
     opt.residual_scale = scales;
     run relative = solve(host, 2, scaled_sqrt2, scaled_sqrt2_jacobian, x0, &opt, big);
     CHECK_STATUS(relative.status, WB_OK, "scale 1e8, tol relative to the terms");
@@ -521,6 +557,49 @@ static void test_residual_scale(const wb_host *host)
     run one = solve(host, 2, scaled_sqrt2, scaled_sqrt2_jacobian, x0, &opt, 1.0);
     CHECK_STATUS(one.status, WB_OK, "scale 1, relative tol");
     CHECK(fabs(one.x[0] - sqrt(2.0)) <= 1e-12, "scale 1: x %.17g", one.x[0]);
+}
+
+/* Unknown scales (1.5): the residual test stops with x wrong by 1e8 times
+ * y's last error; the correction test delivers x to tol, applies its last
+ * correction without a further residual, and stops at the round-off floor
+ * when the rows' round-off keeps x's corrections above tol. */
+static void test_unknown_scale(const wb_host *host)
+{
+    const double start[2] = {0.0, 2.0}, near[2] = {0.0, 1.1}, sizes[2] = {1.0, 1.0};
+    wb_newton_options opt = current(host);
+    run plain = solve(host, 2, hidden_unknown, hidden_unknown_jacobian, start, &opt, 1.0);
+    CHECK_STATUS(plain.status, WB_OK, "hidden unknown, residual test");
+    CHECK(fabs(plain.x[0] - 1.0) > 1e-8, "the residual test leaves x off: |x - 1| = %.3e",
+          fabs(plain.x[0] - 1.0));
+    opt.unknown_scale = sizes;
+    run full = solve(host, 2, hidden_unknown, hidden_unknown_jacobian, start, &opt, 1.0);
+    CHECK_STATUS(full.status, WB_OK, "hidden unknown, unknown_scale");
+    CHECK(fabs(full.x[0] - 1.0) <= 1e-12 && fabs(full.x[1] - 1.0) <= 1e-12,
+          "unknown_scale: (%.17g, %.17g), expected (1, 1) within tol", full.x[0], full.x[1]);
+    CHECK(full.report.iterations <= plain.report.iterations + 2,
+          "unknown_scale: %d iterations, the residual test's %d", full.report.iterations,
+          plain.report.iterations);
+    CHECK(full.trace.calls == full.report.iterations &&
+              (int)full.stats.newton_iterations == full.report.iterations,
+          "unknown_scale: the last correction applied without a residual (%d residuals, "
+          "%d iterations, stats %llu)", full.trace.calls, full.report.iterations,
+          (unsigned long long)full.stats.newton_iterations);
+    opt.simplified = 1;
+    run chord = solve(host, 2, hidden_unknown, hidden_unknown_jacobian, near, &opt, 1.0);
+    CHECK_STATUS(chord.status, WB_OK, "hidden unknown, chord");
+    CHECK(fabs(chord.x[0] - 1.0) <= 1e-12, "chord: |x - 1| = %.3e", fabs(chord.x[0] - 1.0));
+    CHECK(chord.trace.jacobian_calls == 1, "chord: %d Jacobians", chord.trace.jacobian_calls);
+    opt.simplified = 0, opt.unknown_scale = NULL;
+    run rows = solve(host, 2, hidden_unknown, hidden_unknown_jacobian, start, &opt, 2.0);
+    opt.unknown_scale = sizes;
+    run floor = solve(host, 2, hidden_unknown, hidden_unknown_jacobian, start, &opt, 2.0);
+    CHECK_STATUS(floor.status, WB_OK, "y = sqrt 2: stops at the round-off floor");
+    CHECK(fabs(floor.x[0] - 1.0) <= 1e-7 && fabs(floor.x[1] - sqrt(2.0)) <= 4e-16,
+          "floor: (%.17g, %.17g), x within a few eps B / a of 1", floor.x[0], floor.x[1]);
+    CHECK_STATUS(rows.status, WB_OK, "y = sqrt 2, residual test");
+    CHECK(floor.report.iterations <= rows.report.iterations + 4,
+          "floor: %d iterations, the residual test's %d", floor.report.iterations,
+          rows.report.iterations);
 }
 
 /* ---- jacobian_rank_one (1.4) ------------------------------------------------------- */
@@ -646,27 +725,33 @@ static void test_rank_one(const wb_host *host)
 
 /* ---- keep_jacobian and refresh_rate (1.5) ------------------------------------------ */
 
-/* One solve in workspace ws from x0; its own counters. */
-static run solve_in(const wb_host *host, wb_newton *ws, const double *x0,
-                    const wb_newton_options *opt)
+/* One solve of a system of two unknowns in workspace ws from x0; its own
+ * counters. */
+static run solve_system_in(const wb_host *host, wb_newton *ws, wb_residual_fn r,
+                           wb_jacobian_fn J, double scale, const double *x0,
+                           const wb_newton_options *opt)
 {
     run out;
     memset(&out, 0, sizeof out);
     out.stats.struct_size = sizeof out.stats;
     out.report.struct_size = sizeof out.report;
-    out.trace.scale = 1;
+    out.trace.scale = scale;
     memcpy(out.x, x0, 2 * sizeof(double));
     host_clear_error();
-    out.status = host->newton_solve(host, ws, circle_hyperbola, circle_hyperbola_jacobian,
-                                    &out.trace, out.x, opt, &out.stats, &out.report);
+    out.status =
+        host->newton_solve(host, ws, r, J, &out.trace, out.x, opt, &out.stats, &out.report);
     return out;
+}
+
+static run solve_in(const wb_host *host, wb_newton *ws, const double *x0,
+                    const wb_newton_options *opt)
+{
+    return solve_system_in(host, ws, circle_hyperbola, circle_hyperbola_jacobian, 1.0, x0, opt);
 }
 
 static wb_newton_options keeping(const wb_host *host, double rate)
 {
-    wb_newton_options opt = defaults(host);
-    opt.struct_size = sizeof opt;
-    opt.residual_scale = NULL;
+    wb_newton_options opt = current(host);
     opt.simplified = 1;
     opt.keep_jacobian = 1;
     opt.refresh_rate = rate;
@@ -778,6 +863,46 @@ static void test_keep_jacobian(const wb_host *host)
     host->newton_destroy(host, ws);
 }
 
+/* keep_jacobian with unknown_scale: kept factors have no contraction
+ * measured in the new solve, so a first correction above tol is an update,
+ * not the last one (hidden_unknown: a chord on factors from elsewhere
+ * moves x by B / a times its error in y); a chord on them that stalls in
+ * the unknowns' test is renewed and counted as a refresh. */
+static void test_keep_with_unknown_scale(const wb_host *host)
+{
+    const double sizes[2] = {1.0, 1.0};
+    /* rows within tol (1.1e-13, 2e-13), x off by 1e-6 */
+    const double off[2] = {1.0 + 1e-6, 1.0 + 1e-13};
+    wb_newton_options set = current(host), opt = current(host);
+    set.simplified = 1;
+    opt.simplified = 1, opt.keep_jacobian = 1, opt.unknown_scale = sizes;
+    wb_newton *ws = host->newton_create(host, 2);
+    /* factors at y = 1.2 (s = 1): the chord contracts y's error by 1/6 */
+    solve_system_in(host, ws, hidden_unknown, hidden_unknown_jacobian, 1.0,
+                    (const double[2]){0.0, 1.2}, &set);
+    run good = solve_system_in(host, ws, hidden_unknown, hidden_unknown_jacobian, 1.0, off, &opt);
+    CHECK_STATUS(good.status, WB_OK, "kept factors, unknown_scale");
+    CHECK(fabs(good.x[0] - 1.0) <= 1e-12 && fabs(good.x[1] - 1.0) <= 1e-12,
+          "kept factors, unknown_scale: (%.17g, %.17g), expected (1, 1) within tol",
+          good.x[0], good.x[1]);
+    CHECK(good.trace.jacobian_calls == 0 && good.stats.jacobian_refreshes == 0,
+          "kept factors that contract: %d Jacobians, %llu refreshes", good.trace.jacobian_calls,
+          (unsigned long long)good.stats.jacobian_refreshes);
+    /* factors at y = 0.45 (s = 0.16, root y = 0.4): on s = 1 the chord
+     * multiplies y's error by 1 - 2 / 0.9 = -1.2 and stalls */
+    solve_system_in(host, ws, hidden_unknown, hidden_unknown_jacobian, 0.16,
+                    (const double[2]){0.0, 0.45}, &set);
+    run bad = solve_system_in(host, ws, hidden_unknown, hidden_unknown_jacobian, 1.0, off, &opt);
+    CHECK_STATUS(bad.status, WB_OK, "kept factors that stall, unknown_scale");
+    CHECK(fabs(bad.x[0] - 1.0) <= 1e-12 && fabs(bad.x[1] - 1.0) <= 1e-12,
+          "kept factors that stall: (%.17g, %.17g), expected (1, 1) within tol", bad.x[0],
+          bad.x[1]);
+    CHECK(bad.trace.jacobian_calls == 1 && bad.stats.jacobian_refreshes == 1,
+          "kept factors that stall: renewed once (%d Jacobians, %llu refreshes)",
+          bad.trace.jacobian_calls, (unsigned long long)bad.stats.jacobian_refreshes);
+    host->newton_destroy(host, ws);
+}
+
 int main(int argc, char **argv)
 {
     const wb_host *host = host_services();
@@ -798,7 +923,9 @@ int main(int argc, char **argv)
     test_step_tol_tight(host);
     test_settle_update(host);
     test_residual_scale(host);
+    test_unknown_scale(host);
     test_rank_one(host);
     test_keep_jacobian(host);
+    test_keep_with_unknown_scale(host);
     return test_summary("newton");
 }

@@ -55,8 +55,10 @@
  *     WB_CAP_HOLONOMIC_POINT, which RATTLE/SHAKE use when a model has it.
  *   - 1.5 added: wb_newton_options.keep_jacobian and refresh_rate (a
  *     simplified Newton that keeps its Jacobian's factors from solve to
- *     solve and renews them when they stop contracting) and
- *     wb_step_stats.jacobian_refreshes.
+ *     solve and renews them when they stop contracting),
+ *     wb_newton_options.unknown_scale (Newton converged only when the
+ *     correction the last residual asks for is within tol of every
+ *     unknown's size) and wb_step_stats.jacobian_refreshes.
  */
 #ifndef WORKBENCH_ABI_H
 #define WORKBENCH_ABI_H

@@ -108,8 +108,9 @@ typedef struct wb_newton_options {
      * tolerance or its round-off floor 64 eps s_i, which lies above tol for
      * large terms (a pendulum of length 1e6, where eps l^2 > 1e-12).
      * newton_defaults writes the 1.0 members and their struct_size only:
-     * set struct_size = sizeof(wb_newton_options) and this member after it
-     * (a plugin built against earlier headers has no room for it). */
+     * set struct_size = sizeof(wb_newton_options) and the members after them
+     * (zero the struct first: a member left unset is then NULL; a plugin
+     * built against earlier headers has no room for them). */
     const double *residual_scale;
     /* 1.5 (newton_defaults does not write them: a caller that sets
      * struct_size = sizeof sets every member after the 1.0 ones, or zeroes
@@ -127,6 +128,40 @@ typedef struct wb_newton_options {
      *                stats->jacobian_refreshes.  0: never (the default). */
     int keep_jacobian;
     double refresh_rate;
+    /* 1.5: NULL (the default), or n numbers u_i >= 0, the size of each
+     * unknown (the size of the vector it belongs to, say).  Then a residual
+     * within its tolerance (or at its round-off floor) is not enough: a
+     * residual test can leave an unknown wrong by tol times its row's terms
+     * over the unknown's share of them (vertical_disc at Iz = 1e-12: a spin
+     * row of terms 1e8 times Iz w).  Converged needs the Newton correction
+     * the last residual asks for, dx = J^-1 r with the factors at hand (one
+     * more back-substitution; no residual or Jacobian), to be within tol of
+     * every unknown's size once applied: |dx_i| <= tol max(|x_i|, u_i), or
+     * theta / (1 - theta) of it for an iteration that contracts by theta
+     * (its ratio to the update before).  That correction is then applied
+     * without a further residual (it counts as an iteration; the report's
+     * residual_norm is the residual before it).  A larger one is the next
+     * update; a chord (simplified) that stalls forms the Jacobian anew at
+     * the iterate, and full Newton uses a fresh one for every further
+     * update.  Where the rows' round-off keeps the corrections above tol,
+     * the iteration stops once a correction is no smaller than the one two
+     * updates before with factors at most two iterates old (round-off does
+     * not shrink; a converging iteration, even one that oscillates, does).
+     * These further updates get their own max_iter; settle_update is not
+     * used.  u is read at every test, so a caller may refresh it from its
+     * jacobian callback.  Set struct_size = sizeof(wb_newton_options), and
+     * test host->abi_minor >= 5: an older host ignores this member.
+     * With keep_jacobian and refresh_rate: refresh_rate acts while the rows
+     * are above their tolerance and floor, this test once they are not, so
+     * the two never judge the same iterate.  Factors kept from an earlier
+     * solve count as older than any iterate: until they have taken an
+     * update in this solve their contraction is unknown, so their
+     * correction is final only when it is within tol itself; they never
+     * stop the iteration at the floor, and a chord on them that stalls
+     * forms a new Jacobian at the iterate.  Every Jacobian a chord forms in
+     * place of factors it holds (refresh_rate's or this test's) is counted
+     * in stats->jacobian_refreshes. */
+    const double *unknown_scale;
 } wb_newton_options;
 
 typedef struct wb_newton_report {

@@ -3,6 +3,7 @@
 #include "wb_vec.h"
 
 #include <float.h>
+#include <limits.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
@@ -305,6 +306,159 @@ static void count_refresh(wb_step_stats *stats)
         stats->jacobian_refreshes++;
 }
 
+/* max_i |dx_i| / (tol max(|x_i|, u_i)): each unknown within tol of its
+ * size when at most 1 (unknown_scale). */
+static double correction_measure(int n, const double *x, const double *dx, const double *u,
+                                 double tol)
+{
+    double worst = 0.0;
+    for (int i = 0; i < n; i++) {
+        double v = dx[i] == 0.0 ? 0.0 : fabs(dx[i]) / (tol * fmax(fabs(x[i]), u[i]));
+        if (v != v || v > worst)
+            worst = v;
+    }
+    return worst;
+}
+
+/* update = J^-1 residual with the factors at hand. */
+static int solve_update(const wb_host *host, wb_newton *ws, wb_step_stats *stats)
+{
+    const int n = ws->n;
+    for (int i = 0; i < n; i++)
+        ws->update[i] = ws->residual[i];
+    int status = ws->sparse ? sparse_lu_solve(host, ws->sparse, 1, ws->update)
+                            : linalg_lu_solve(host, n, 1, ws->jacobian, ws->pivots, ws->update);
+    if (status == WB_OK && ws->rank_one) /* Sherman-Morrison */
+        vec_axpy(n, -vec_dot(n, ws->rank_v, ws->update) / ws->rank_denominator, ws->rank_u,
+                 ws->update);
+    if (stats)
+        stats->linear_solves++;
+    return status;
+}
+
+/* One newton_solve call's fixed arguments. */
+typedef struct newton_call {
+    const wb_host *host;
+    wb_newton *ws;
+    wb_residual_fn residual;
+    wb_jacobian_fn jacobian;
+    void *user;
+    const wb_newton_options *opt;
+    wb_step_stats *stats;
+} newton_call;
+
+/* factored_at when the factors at hand belong to no iterate of this
+ * solve: there are none, or they were kept from an earlier solve
+ * (keep_jacobian), older than any iterate of this one. */
+enum { FACTORS_NONE = -1, FACTORS_EARLIER = INT_MIN };
+
+/* The Jacobian at x, the iterate `at`, factored. */
+static int factor_at(const newton_call *call, double *x, int at, int *factored_at)
+{
+    int status = form_jacobian(call->host, call->ws, call->residual, call->jacobian, call->user,
+                               x, call->opt, call->stats);
+    *factored_at = status == WB_OK ? at : FACTORS_NONE;
+    return status;
+}
+
+/* The factors a solve begins with: the workspace's last ones when the
+ * caller keeps them and they are whole, else none. */
+static int initial_factors(const wb_newton_options *opt, const wb_newton *ws)
+{
+    return keeps_jacobian(opt) && ws->factored ? FACTORS_EARLIER : FACTORS_NONE;
+}
+
+/* The factors for the update at iterate `at`: full Newton's are new for
+ * every update, a chord's when it holds none or they are stale (refresh,
+ * counted as one). */
+static int factors_for_update(const newton_call *call, double *x, int at, int refresh,
+                              int *factored_at)
+{
+    if (call->opt->simplified && *factored_at != FACTORS_NONE && !refresh)
+        return WB_OK;
+    if (refresh)
+        count_refresh(call->stats);
+    return factor_at(call, x, at, factored_at);
+}
+
+/* What the unknowns' test keeps from one iteration to the next: the last
+ * two updates in units of tol max(|x_i|, u_i), the iterate the factors
+ * were formed at (or FACTORS_NONE, FACTORS_EARLIER). */
+typedef struct correction_history {
+    double applied, applied_before;
+    int factored_at;
+} correction_history;
+
+enum { CORRECTION_MORE, CORRECTION_FINAL, CORRECTION_FLOOR };
+
+/* Whether applying the correction of measure c leaves each unknown within
+ * tol of its size: c itself, or theta / (1 - theta) of it for an
+ * iteration that contracts by theta, its ratio to the last update. */
+static int correction_final(double c, double applied)
+{
+    const double theta = c / applied;
+    return c <= 1.0 || (theta < 1.0 && theta * c <= 1.0 - theta);
+}
+
+/* The update that theta is measured against.  Factors formed at the
+ * iterate take a Newton step (theta -> 0 with no update before); factors
+ * kept from an earlier solve that have taken no update in this one have no
+ * measured contraction (a chord on them may contract by anything), so
+ * their correction must be within tol itself: 0 makes theta infinite. */
+static double contraction_reference(const correction_history *h)
+{
+    return h->factored_at == FACTORS_EARLIER && h->applied == INFINITY ? 0.0 : h->applied;
+}
+
+/* The correction the residual at x (iterate `at`) asks for, into
+ * ws->update, and whether it ends the iteration (unknown_scale): FINAL
+ * when applying it is enough; FLOOR when it is no smaller than the update
+ * two before while the factors are at most two iterates old: round-off
+ * (a converging iteration shrinks, even one that oscillates); MORE
+ * otherwise.  Factors that are older and stall (a chord whose contraction
+ * is lost, or factors kept from an earlier solve) are formed anew at x, a
+ * refresh, as full Newton's are for every further update. */
+static int test_correction(const newton_call *call, double *x, int at, correction_history *h,
+                           int *verdict)
+{
+    const int n = call->ws->n;
+    const double *u = call->opt->unknown_scale;
+    const double tol = call->opt->tol;
+    int status =
+        h->factored_at == FACTORS_NONE ? factor_at(call, x, at, &h->factored_at) : WB_OK;
+    if (status == WB_OK)
+        status = solve_update(call->host, call->ws, call->stats);
+    if (status != WB_OK)
+        return status;
+    double c = correction_measure(n, x, call->ws->update, u, tol);
+    if (c != c) {
+        call->host->error(call->host, "Newton: the correction is not a number (NaN in "
+                                      "unknown_scale or the unknowns)");
+        return WB_ERR_NONFINITE;
+    }
+    *verdict = CORRECTION_FINAL;
+    if (correction_final(c, contraction_reference(h)))
+        return WB_OK;
+    const int stalled = !(c < h->applied_before);
+    *verdict = CORRECTION_FLOOR;
+    if (stalled && h->factored_at >= at - 2)
+        return WB_OK;
+    *verdict = CORRECTION_MORE;
+    if ((stalled || !call->opt->simplified) && h->factored_at != at) {
+        if (call->opt->simplified)
+            count_refresh(call->stats); /* a chord's factors renewed */
+        status = factor_at(call, x, at, &h->factored_at);
+        if (status == WB_OK)
+            status = solve_update(call->host, call->ws, call->stats);
+        if (status != WB_OK)
+            return status;
+        c = correction_measure(n, x, call->ws->update, u, tol);
+        if (correction_final(c, h->applied))
+            *verdict = CORRECTION_FINAL;
+    }
+    return WB_OK;
+}
+
 int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
                  wb_jacobian_fn jacobian, void *user, double *x,
                  const wb_newton_options *opt, wb_step_stats *stats,
@@ -318,14 +472,17 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
                           "its ABI 1.0 layout (set struct_size = sizeof)");
         return WB_ERR_INVALID;
     }
+    const newton_call call = {host, ws, residual, jacobian, user, opt, stats};
     double step_norm = 0.0, residual_norm = 0.0, residual_before = INFINITY;
     int iterations = 0, settling = 0, status = WB_OK;
-    int have_factors = keeps_jacobian(opt) && ws->factored;
     const double rate = refresh_rate(opt);
     const double *scale = WB_HAS_FIELD(opt, wb_newton_options, residual_scale)
                               ? opt->residual_scale : NULL;
+    const double *unknown = WB_HAS_FIELD(opt, wb_newton_options, unknown_scale)
+                                ? opt->unknown_scale : NULL;
     const double tol = opt->tol;
     double measure = 0.0; /* max_i |r_i| / tol_i: converged at 1 */
+    correction_history history = {INFINITY, INFINITY, initial_factors(opt, ws)};
 
     for (;;) {
         status = eval_residual(residual, user, x, ws->residual, stats);
@@ -345,7 +502,24 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
                          step_norm <= opt->step_tol * (1.0 + vec_max_abs(n, x));
         if (small_step)
             break;
-        if (measure <= 1.0) {
+        int solved = 0, last = 0; /* the update solved for already; the last one */
+        if (unknown && (measure <= 1.0 || (scale && at_round_off(n, ws->residual, scale, tol)))) {
+            /* the rows are done; the unknowns are when the correction the
+             * residual asks for is within tol of each one's size */
+            int verdict;
+            status = test_correction(&call, x, iterations, &history, &verdict);
+            if (status != WB_OK || verdict == CORRECTION_FLOOR)
+                break;
+            if (verdict == CORRECTION_MORE && settling++ >= opt->max_iter) {
+                host->error(host, "Newton: the corrections stay above the tolerance %.3e of "
+                            "the unknowns after %d more iterations (%.3g times it; the "
+                            "residual %.3e is within its tolerance)", tol, opt->max_iter,
+                            correction_measure(n, x, ws->update, unknown, tol), residual_norm);
+                status = WB_ERR_NEWTON;
+                break;
+            }
+            solved = 1, last = verdict == CORRECTION_FINAL;
+        } else if (measure <= 1.0) {
             if (settled(opt, n, x, ws->update, iterations, settling, measure,
                         residual_before))
                 break;
@@ -374,29 +548,21 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
             status = WB_ERR_NEWTON;
             break;
         }
-        const int refresh =
-            have_factors && stale(rate, iterations, measure, residual_before, ws, scale, tol);
-        if (!opt->simplified || !have_factors || refresh) {
-            if (refresh)
-                count_refresh(stats);
-            status = form_jacobian(host, ws, residual, jacobian, user, x, opt,
-                                   stats);
+        if (!solved) {
+            /* stale only above the rows' tolerance and floor, where the
+             * unknowns' test does not run: the two never judge one iterate */
+            const int refresh = history.factored_at != FACTORS_NONE &&
+                                stale(rate, iterations, measure, residual_before, ws, scale, tol);
+            status = factors_for_update(&call, x, iterations, refresh, &history.factored_at);
+            if (status == WB_OK)
+                status = solve_update(host, ws, stats);
             if (status != WB_OK)
                 break;
-            have_factors = 1;
         }
-        for (int i = 0; i < n; i++)
-            ws->update[i] = ws->residual[i];
-        status = ws->sparse ? sparse_lu_solve(host, ws->sparse, 1, ws->update)
-                            : linalg_lu_solve(host, n, 1, ws->jacobian, ws->pivots,
-                                              ws->update);
-        if (status == WB_OK && ws->rank_one) /* Sherman-Morrison */
-            vec_axpy(n, -vec_dot(n, ws->rank_v, ws->update) / ws->rank_denominator,
-                     ws->rank_u, ws->update);
-        if (stats)
-            stats->linear_solves++;
-        if (status != WB_OK)
-            break;
+        if (unknown) {
+            history.applied_before = history.applied;
+            history.applied = correction_measure(n, x, ws->update, unknown, tol);
+        }
         for (int i = 0; i < n; i++)
             x[i] -= ws->update[i];
         step_norm = vec_max_abs(n, ws->update);
@@ -404,6 +570,8 @@ int newton_solve(const wb_host *host, wb_newton *ws, wb_residual_fn residual,
         iterations++;
         if (stats)
             stats->newton_iterations++;
+        if (last)
+            break; /* applied without a residual: within tol of the unknowns */
     }
     if (report) {
         report->iterations = iterations;
