@@ -54,7 +54,7 @@ local function yardstick(problem, s)
   return best
 end
 
--- START=plain|extrapolate|corrected picks rk's start (default: rk's own)
+-- START=auto|plain|extrapolate|corrected picks rk's start (default: rk's own, auto)
 local start = os.getenv("START")
 
 local function ours(problem, s)

@@ -8,7 +8,7 @@
 #
 #   bench/gauss_vs_gni_callgrind.sh kepler|solar S N1 N2 [BUILD]
 # e.g. kepler 2 20000 60000 (h = 0.01), solar 4 2000 6000 (h = 10 days).
-# START=plain|extrapolate|corrected picks rk's start (default: rk's own).
+# START=auto|plain|extrapolate|corrected picks rk's start (default: rk's own, auto).
 set -e
 problem=$1 s=$2 n1=$3 n2=$4 build=${5:-build}
 case $problem in

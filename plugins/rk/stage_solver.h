@@ -22,8 +22,12 @@
  * at the new nodes), or with start = "plain" from the constant-velocity
  * guess, or with start = "corrected" (constant mass, collocation tableaux;
  * corrected_start.h) from gni_irk2's start of order s + 2 relative to the
- * stages, two more force evaluations a step.  The update uses compensated summation, as in Hairer's GNI codes,
- * so that round-off grows like a random walk. */
+ * stages, two more force evaluations a step; the default, "auto", takes
+ * the one of the last two that the run's own counts say is cheaper, step
+ * by step, while the iteration is the fixed point (start_choice.h; the
+ * extrapolation under Newton and where the corrected start does not
+ * apply).  The update uses compensated summation, as in Hairer's
+ * GNI codes, so that round-off grows like a random walk. */
 #ifndef STAGE_SOLVER_H
 #define STAGE_SOLVER_H
 
@@ -49,7 +53,12 @@ typedef struct stage_solver_config {
     int extrapolate;            /* 1: start from the last step's stages */
     int corrected;              /* 1 (with extrapolate): gni_irk2's corrected start,
                                    for collocation tableaux in the separable form */
+    int choose_start;           /* 1 (with extrapolate): the extrapolated or the
+                                   corrected start, chosen step by step */
 } stage_solver_config;
+
+/* The solver state's values in the aux "solver_state". */
+#define STAGE_SOLVER_STATE_SIZE 9
 
 typedef struct stage_solver stage_solver;
 
@@ -87,12 +96,16 @@ enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER
         {"max_iter", WB_OPT_INTEGER, 50, 1, 10000, NULL, NULL, "stage iterations per step"}, \
         {"compensated", WB_OPT_BOOLEAN, 1, 0, 1, NULL, NULL,                                \
          "compensated summation of the update (round-off grows like a random walk)"},      \
-        {"start", WB_OPT_CHOICE, 0, 0, 0, "extrapolate", "extrapolate|plain|corrected",      \
+        {"start", WB_OPT_CHOICE, 0, 0, 0, "auto", "auto|extrapolate|plain|corrected",        \
          "implicit stages start from the last step's collocation polynomial extrapolated, "  \
          "or (plain) from the constant-velocity guess, or (corrected) from the forces along " \
          "the last collocation polynomial at its nodes, the two step points and one point "  \
          "beyond the step, interpolated at the new nodes (2 more force evaluations a step; " \
-         "collocation tableaux with constant mass, else as extrapolate)"},                   \
+         "collocation tableaux with constant mass, else as extrapolate); auto, step by "     \
+         "step: extrapolate while that lets the fixed point stop after one sweep, else "     \
+         "the one of the two whose such steps have cost fewer evaluations so far (each "     \
+         "tried on 8 first); extrapolate under Newton and where corrected does not apply "   \
+         "(sol.stats.start, extrapolated_starts and corrected_starts say which ran)"},        \
     }
 
 /* The whole plugin of a family with one stage-solver method: options,
@@ -135,8 +148,10 @@ enum { STAGE_OPT_TABLEAU, STAGE_OPT_ITERATION, STAGE_OPT_TOL, STAGE_OPT_MAX_ITER
     {.name = "start", .size_kind = WB_AUX_CONFIGURATION_BLOCKS, .time = WB_AUX_AT_NODE,       \
      .doc = "the last step's stage derivatives: the next step's extrapolated start",          \
      .flags = WB_AUX_UNRECORDED},                                                             \
-    {.name = "solver_state", .size_kind = WB_AUX_FIXED, .size = 4, .time = WB_AUX_AT_NODE,    \
-     .doc = "start valid, iteration in use, Jacobian kept, Jacobian to refresh",              \
+    {.name = "solver_state", .size_kind = WB_AUX_FIXED, .size = STAGE_SOLVER_STATE_SIZE,      \
+     .time = WB_AUX_AT_NODE,                                                                  \
+     .doc = "start valid, iteration in use, Jacobian kept, Jacobian to refresh, next start, " \
+            "evaluations and number of the hard steps begun extrapolated, then corrected",    \
      .flags = WB_AUX_UNRECORDED},                                                             \
     {.name = "jacobian_point", .size_kind = WB_AUX_CONFIGURATION_BLOCKS,                      \
      .time = WB_AUX_AT_NODE, .doc = "the state at which the kept Jacobian was evaluated",     \

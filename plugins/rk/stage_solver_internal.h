@@ -15,10 +15,14 @@
 
 #include "corrected_start.h"
 #include "stage_solver.h"
+#include "start_choice.h"
 #include "wb_compensated.h"
 
 /* The carried solver state (aux "solver_state"), in this order. */
-enum { STATE_HISTORY_VALID, STATE_MODE, STATE_JACOBIAN_SET, STATE_REFRESH, STATE_COUNT };
+enum { STATE_HISTORY_VALID, STATE_MODE, STATE_JACOBIAN_SET, STATE_REFRESH, STATE_START,
+       STATE_HARD_EXTRAPOLATED_EVALS, STATE_HARD_EXTRAPOLATED_STEPS, STATE_HARD_CORRECTED_EVALS,
+       STATE_HARD_CORRECTED_STEPS, STATE_COUNT };
+_Static_assert(STATE_COUNT == STAGE_SOLVER_STATE_SIZE, "aux solver_state's size");
 
 struct stage_solver {
     const wb_host *host;
@@ -41,7 +45,11 @@ struct stage_solver {
     int mode;             /* the iteration in use: the configured one, or for
                              ITERATE_AUTO fixed point until it stalls, then
                              simplified Newton for the rest of the run       */
-    int extrapolate;      /* start option "extrapolate" and distinct nodes   */
+    int extrapolate;      /* start option not "plain", and distinct nodes     */
+    int start;            /* the start of the next step that has a last one:
+                             START_EXTRAPOLATED or START_CORRECTED           */
+    int choose_start;     /* start "auto" where the corrected start applies  */
+    start_choice choice;  /* its counts                                      */
     double *extrapolation;/* s x s: X_kj = l_j(1 + c_k), the Lagrange basis of
                              the nodes evaluated one step later              */
     double *history;      /* the last step's stage derivatives F_j (general,
@@ -75,7 +83,7 @@ struct stage_solver {
      * corrected_start.h): the stages from the last step's forces at its
      * nodes and at CORRECTED_POINTS more points (its two step points and one
      * beyond), and where that last point lies */
-    int corrected;      /* the corrected start is in use                 */
+    int corrected;      /* the corrected start's coefficients are set     */
     double sigma;       /* the point beyond: t_last + sigma h             */
     double *CE;         /* s x (s + CORRECTED_POINTS): the start's weights */
     double *CW;         /* s: u(t_last + sigma h) - q0 - (sigma - 1) h v0 in units of
@@ -103,6 +111,16 @@ typedef struct stage_path {
 
 extern const stage_path general_path;
 extern const stage_path separable_path;
+
+/* After a solve, before finish() replaces the history: is the extrapolated
+ * start within relative_bound of the stages the solve reached (largest
+ * component, relative to the stopping test's scale), or within
+ * absolute_bound?  No force evaluation. */
+int separable_extrapolation_within(const stage_solver *s, double h, double relative_bound,
+                                   double absolute_bound);
+/* The force at this step's start (y0) for the next step's corrected start,
+ * after finish(): one evaluation, when an extrapolated step hands over. */
+void separable_store_start_force(stage_solver *s, const double *y0, wb_step_stats *stats);
 
 /* The explicit tableaux' step: increment into R[0 .. dim). */
 void general_explicit_increment(stage_solver *s, double h, const double *y0,

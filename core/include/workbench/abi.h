@@ -59,6 +59,8 @@
  *     wb_newton_options.unknown_scale (Newton converged only when the
  *     correction the last residual asks for is within tol of every
  *     unknown's size) and wb_step_stats.jacobian_refreshes.
+ *   - 1.6 added: wb_step_stats.extrapolated_starts and corrected_starts
+ *     (which start began each step's iteration).
  */
 #ifndef WORKBENCH_ABI_H
 #define WORKBENCH_ABI_H
@@ -67,7 +69,7 @@
 #include <stdint.h>
 
 #define WB_ABI_MAJOR 1
-#define WB_ABI_MINOR 5
+#define WB_ABI_MINOR 6
 
 /* Name of the single symbol a plugin exports. */
 #define WB_ENTRY_SYMBOL "workbench_plugin_entry"

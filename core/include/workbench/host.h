@@ -44,6 +44,13 @@ typedef struct wb_step_stats {
     /* 1.5: Jacobians formed in place of one that was kept or reused but
      * contracted too slowly or failed (also counted in jacobian_evals) */
     uint64_t jacobian_refreshes;
+    /* 1.6: steps whose iteration began from the last step's solution
+     * extrapolated, or from a corrected start of higher order (rk's
+     * start = "corrected", or "auto" where it chose that start); steps
+     * from the plain guess are in neither (test WB_HAS_FIELD before
+     * writing) */
+    uint64_t extrapolated_starts;
+    uint64_t corrected_starts;
 } wb_step_stats;
 
 /* ---- Butcher tableaux ------------------------------------------------ */

@@ -348,9 +348,19 @@ static int solution_write(lua_State *L)
     return 0;
 }
 
+/* The start that began most of the steps a method began from the last
+ * step's solution (rk's start = "auto" changes step by step: the counts
+ * give the split), or "none" when it reports no such step (a plain start,
+ * an explicit method, a method that does not count its starts). */
+static const char *start_name(const wb_step_stats *stats)
+{
+    const uint64_t extrapolated = stats->extrapolated_starts, corrected = stats->corrected_starts;
+    return corrected > extrapolated ? "corrected" : extrapolated ? "extrapolate" : "none";
+}
+
 static void push_stats(lua_State *L, const solution *s)
 {
-    lua_createtable(L, 0, 13);
+    lua_createtable(L, 0, 16);
     const struct {
         const char *name;
         uint64_t value;
@@ -364,6 +374,8 @@ static void push_stats(lua_State *L, const solution *s)
         {"fixed_point_steps", s->stats.fixed_point_steps},
         {"newton_steps", s->stats.newton_steps},
         {"jacobian_refreshes", s->stats.jacobian_refreshes},
+        {"extrapolated_starts", s->stats.extrapolated_starts},
+        {"corrected_starts", s->stats.corrected_starts},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         lua_pushinteger(L, (lua_Integer)fields[i].value);
@@ -382,6 +394,8 @@ static void push_stats(lua_State *L, const solution *s)
     const uint64_t fixed = s->stats.fixed_point_steps, newton = s->stats.newton_steps;
     lua_pushstring(L, fixed && newton ? "mixed" : fixed ? "fixed_point" : newton ? "newton" : "none");
     lua_setfield(L, -2, "iteration");
+    lua_pushstring(L, start_name(&s->stats));
+    lua_setfield(L, -2, "start");
 }
 
 static int solution_index(lua_State *L)
