@@ -1,5 +1,5 @@
 -- Gauss collocation through the plugin ABI (rk with the defaults a user
--- gets: iteration = "auto", the extrapolated start) against the yardstick,
+-- gets: iteration = "auto", start = "auto") against the yardstick,
 -- bench/gni_irk2.c: the algorithm of Hairer's gni_irk2 in plain C.  Same
 -- problems, same h, same number of steps; both record only the end.
 -- Printed per (problem, s): microseconds per step (the loop alone: ours
@@ -15,13 +15,15 @@
 -- given by WORKBENCH_GNI.
 --
 -- Deterministic figures: bench/gauss_vs_gni_callgrind.sh (instructions per
--- step).  Measured (Ir ratio rk / gni; force evaluations per step rk, gni):
---   Kepler s = 2: 1.317 (5.29, 5.20)    outer solar system s = 2: 1.052 (6.00, 6.00)
---          s = 4: 1.329 (8.78, 6.24)                       s = 4: 1.302 (8.00, 6.00)
---          s = 6: 1.062 (7.86, 8.00)                       s = 6: 0.890 (6.00, 8.00)
--- (Kepler N = 2e4 .. 6e4 steps, solar 2e3 .. 6e3; before the fixed point's
--- predicted-error stop and the branch-free increment maximum: 1.493, 1.413,
--- 1.125 and 1.144, 1.439, 1.000.)
+-- step).  Measured with start = "auto" (Ir ratio rk / gni; force
+-- evaluations per step rk, gni):
+--   Kepler s = 2: 1.402 (5.29, 5.20)    outer solar system s = 2: 1.046 (6.00, 6.00)
+--          s = 4: 1.255 (6.86, 6.24)                       s = 4: 1.043 (6.01, 6.00)
+--          s = 6: 1.034 (6.65, 8.00)                       s = 6: 0.892 (6.00, 8.00)
+-- (Kepler N = 2e4 .. 6e4 steps, solar 2e3 .. 6e3; with the extrapolated
+-- start, before auto: 1.317, 1.329, 1.062 and 1.052, 1.302, 0.890, Kepler
+-- s = 4 at 8.78 evaluations a step; auto's bookkeeping costs Kepler s = 2
+-- about 60 instructions a step, where it always extrapolates.)
 local repeats = tonumber(arg[1]) or 3
 local scale = tonumber(arg[2]) or 1
 local exe = os.getenv("WORKBENCH_GNI")

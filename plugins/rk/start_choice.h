@@ -44,7 +44,24 @@ typedef struct start_choice {
 
 /* After a step begun by `started` (extrapolated or corrected) that took
  * `evals` evaluations, `hard` when the extrapolated start needed (or would
- * have needed) more than one sweep: the start of the next step. */
-int start_choice_next(start_choice *choice, int started, int hard, double evals);
+ * have needed) more than one sweep: the start of the next step.  Inline,
+ * and the averages compared without dividing: it runs every step. */
+static inline int start_choice_next(start_choice *choice, int started, int hard, double evals)
+{
+    if (!hard) /* one sweep: nothing to save, two evaluations to lose */
+        return START_EXTRAPOLATED;
+    choice->evals[started] += evals;
+    choice->steps[started] += 1.0;
+    const int other = 1 - started;
+    if (choice->steps[other] < START_TRIALS)
+        return other;
+    if (choice->steps[started] < START_TRIALS)
+        return started;
+    /* corrected's mean below extrapolated's (both counts positive) */
+    return choice->evals[START_CORRECTED] * choice->steps[START_EXTRAPOLATED] <
+                   choice->evals[START_EXTRAPOLATED] * choice->steps[START_CORRECTED]
+               ? START_CORRECTED
+               : START_EXTRAPOLATED;
+}
 
 #endif
