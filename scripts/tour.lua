@@ -38,7 +38,7 @@ for _, r in ipairs(runs) do
   rows[#rows + 1] = {r.name, r.method.order, s:max("energy_error"), s:max("constraint"),
                      s:max("hidden_constraint"), r.lz_drift, s.stats.seconds}
 end
-wb.print_table({"method", "order", "max|dE/E0|", "max|g|", "max|G M^-1 p|", "max|dLz|", "seconds"},
+wb.print_table({"method", "order", "max|dE|/scale", "max|g|", "max|G M^-1 p|", "max|dLz|", "seconds"},
                rows, "%-14.3g")
 for _, s in ipairs(skipped) do wb.printf("  skipped %s: %s\n", s[1], s[2]) end
 
@@ -52,8 +52,8 @@ local function series(column, transform)
 end
 local layout = {size = {1100, 560}, key = "outside right"}
 wb.plot{file = "plots/tour/energy_error.png", logscale = "y", size = layout.size, key = layout.key,
-        title = "spherical pendulum: relative energy error |E(t) - E0| / E0",
-        xlabel = "t", ylabel = "|E - E0| / E0", series = series("energy_error", abs_all)}
+        title = "spherical pendulum: relative energy error |E(t) - E0| / max(|E0|, |T0| + |V0|)",
+        xlabel = "t", ylabel = "|E - E0| / sol.energy_scale", series = series("energy_error", abs_all)}
 wb.plot{file = "plots/tour/constraint.png", logscale = "y", size = layout.size, key = layout.key,
         title = "position constraint residual |g(q_n)|", xlabel = "t", ylabel = "|g|",
         series = series("constraint", abs_all)}
