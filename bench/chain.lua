@@ -14,9 +14,15 @@
 -- unknowns a link: at N = 300 a step takes seconds; HBVM's dense fixed
 -- point assembles the m x m system (51) in O(N^3) every sweep).
 --
--- Measured (Release, 2026-11-25, the 2-core machine shared with three other
--- sessions, so wall times are noisy): sparse s a step at N = 10, 100, 10^3,
--- 10^4: spark 123 us, 1.45 ms, 17.3 ms, 339 ms (exponent 1.14);
+-- spark now (2026-11-28, quiet machine, one core: `build/workbench
+-- bench/chain.lua 2e6 3 spark`; iteration = "auto", stage_form =
+-- "positions"): sparse 9.69 us, 73.8 us, 1.03 ms, 17.2 ms a step at N = 10,
+-- 100, 10^3, 10^4 (exponent 1.09; 4.13, 2.84, 3.00, 3.25 Newton iterations
+-- a step); dense 17.1 us, 493 us, 17.4 ms at N = 10, 30, 100 (3.01), 236
+-- times the sparse path at N = 100.
+-- Measured before (Release, 2026-11-25, the 2-core machine shared with three
+-- other sessions, so wall times are noisy): sparse s a step at N = 10, 100,
+-- 10^3, 10^4: spark 123 us, 1.45 ms, 17.3 ms, 339 ms (exponent 1.14);
 -- ggl.vi_theta 69 us, 530 us, 8.3 ms, 185 ms (1.15; Newton 3.0 -> 4.0
 -- iterations a step at 10^4); rattle 1.14, shake 1.06.  Callgrind
 -- instructions inside newton_solve a step, N = 10^3 -> 10^4: spark 1.29e8
