@@ -18,6 +18,8 @@
 --     step), Newton fails, and auto goes back to the fixed point.
 --   * iteration = "simplified" takes a new Jacobian every step, as rk's.
 --   * Auto's state (its choice, the kept Jacobian) continues bit for bit.
+--   * No iterate is accepted that has left the problem's scale (a diverging
+--     simplified Newton once "settled" at its own round-off floor estimate).
 package.path = (arg[0]:match("^(.*)/") or ".") .. "/?.lua;" .. package.path
 local continues_run = require "continues"
 
@@ -141,3 +143,37 @@ wb.check(continues(chain, {k = 2, s = 2}, 0.005, 50),
 -- 6. the Nystrom form is the fixed point's: it runs under auto too
 wb.check(run(kepler, {k = 2, s = 2, stage_form = "nystrom"}, 0.05, 10).ok,
          "stage_form = nystrom with the default iteration (auto)")
+
+-- 7. no iterate accepted that has left the problem's scale.  The spherical
+-- pendulum at g = 300, h = 0.05 (h omega = 0.87): auto changes to Newton
+-- with a Jacobian kept from the step's start, which converges slowly or not
+-- at all on some steps.  Its increments then grew with the iterate, and so
+-- did the estimated round-off floor they were compared with (eps |J^-1 w|,
+-- w the terms at the iterate): HBVM(4,2) "settled" iterates of 1e17 .. 1e140
+-- from step 10 and reported success with |q| = 8e222 at step 13; HBVM(3,3)
+-- simplified reached 1.7e93 at step 8.  Now a floor counts only while it
+-- leaves half the unknowns' digits: every run below stays on the sphere and
+-- keeps its energy, or fails with a message (g = 1e3, where the fixed point
+-- and Newton fail too; auto returned |q| = 3e88, |g| = 8e176).  Each of the
+-- six checks on g = 300's auto and simplified runs and g = 1e3's fails on
+-- the code before.
+local steep = wb.model("spherical_pendulum", {g = 300})
+for _, case in ipairs{{4, 2, "auto"}, {2, 2, "auto"}, {3, 3, "simplified"}, {4, 2, "simplified"}} do
+  local sol = wb.integrate{model = steep, h = 0.05, steps = 40, every = 1, on_failure = "stop",
+                           method = wb.method("hbvm", {k = case[1], s = case[2], iteration = case[3]})}
+  local label = string.format("spherical pendulum g = 300, h = 0.05, HBVM(%d,%d) %s", case[1],
+                              case[2], case[3])
+  wb.check(sol.ok, label .. ": 40 steps", tostring(sol.failure))
+  if sol.ok then
+    wb.expect_below(sol:max("constraint"), 1e-12, label .. ": on the sphere at every step")
+    wb.expect_below(sol:max("energy_error"), 1e-9, label .. ": energy kept")
+  end
+end
+local too_steep = wb.model("spherical_pendulum", {g = 1e3})
+for _, case in ipairs{{3, 3}, {2, 2}} do
+  local sol = wb.integrate{model = too_steep, h = 0.05, steps = 2000, every = 1,
+                           on_failure = "stop", method = wb.method("hbvm", {k = case[1], s = case[2]})}
+  wb.expect_below(sol:max("constraint"), 1e-12, string.format("spherical pendulum g = 1e3, "
+                  .. "h = 0.05, HBVM(%d,%d) auto: on the sphere at every step it takes (%s)",
+                  case[1], case[2], sol.ok and "all taken" or tostring(sol.failure)))
+end
