@@ -297,9 +297,10 @@ static int describe_em_gonzalez(const wb_option_value *opts, wb_method_props *ou
     return describe_energy_momentum(opts, 0, out);
 }
 
-static int create_em_common(const wb_host *host, const wb_model *model,
-                            const wb_option_value *opts, const ggl_scheme *scheme,
-                            void **inst)
+/* The models EM and EM-G cannot integrate at these options (wb_method's
+ * check_model, and create's first step). */
+static int check_em_model(const wb_host *host, const wb_option_value *opts,
+                          const wb_model *model, const ggl_scheme *scheme)
 {
     if (!(model->holonomic_flags & WB_HOLONOMIC_QUADRATIC)) {
         host->error(host, "%s needs quadratic constraints (WB_HOLONOMIC_QUADRATIC): then "
@@ -307,16 +308,39 @@ static int create_em_common(const wb_host *host, const wb_model *model,
                     "model '%s' does not declare them quadratic", scheme->label, model->name);
         return WB_ERR_INVALID;
     }
-    ggl proto;
-    decode_common(opts, host, &proto);
-    const char *choice = opts[OPT_GRADIENT].string;
     const int has_invariants = (model->capabilities & WB_CAP_POTENTIAL_INVARIANTS) != 0;
-    if (strcmp(choice, "greenspan") == 0 && !has_invariants) {
+    if (strcmp(opts[OPT_GRADIENT].string, "greenspan") == 0 && !has_invariants) {
         host->error(host, "%s: discrete_gradient = 'greenspan' needs the model extension %s, "
                     "which model '%s' does not provide (use 'gonzalez' or 'auto')",
                     scheme->label, WB_EXT_POTENTIAL_INVARIANTS, model->name);
         return WB_ERR_INVALID;
     }
+    return WB_OK;
+}
+
+static int check_model_em(const wb_host *host, const wb_option_value *opts,
+                          const wb_model *model)
+{
+    return check_em_model(host, opts, model, &ggl_em_scheme);
+}
+
+static int check_model_em_gonzalez(const wb_host *host, const wb_option_value *opts,
+                                   const wb_model *model)
+{
+    return check_em_model(host, opts, model, &ggl_em_gonzalez_scheme);
+}
+
+static int create_em_common(const wb_host *host, const wb_model *model,
+                            const wb_option_value *opts, const ggl_scheme *scheme,
+                            void **inst)
+{
+    int status = check_em_model(host, opts, model, scheme);
+    if (status != WB_OK)
+        return status;
+    ggl proto;
+    decode_common(opts, host, &proto);
+    const char *choice = opts[OPT_GRADIENT].string;
+    const int has_invariants = (model->capabilities & WB_CAP_POTENTIAL_INVARIANTS) != 0;
     proto.gradient = strcmp(choice, "gonzalez") != 0 && has_invariants ? GGL_DG_GREENSPAN
                                                                        : GGL_DG_GONZALEZ;
     return ggl_create(host, model, scheme, &proto, opts[OPT_LINEAR_SOLVER].string, inst);
@@ -347,6 +371,7 @@ const wb_method ggl_em = {
     .n_aux = WB_ARRAY_COUNT(em_aux),
     .describe = describe_em,
     .create = create_em,
+    .check_model = check_model_em,
 };
 
 const wb_method ggl_em_gonzalez = {
@@ -364,6 +389,7 @@ const wb_method ggl_em_gonzalez = {
     .n_aux = 1,
     .describe = describe_em_gonzalez,
     .create = create_em_gonzalez,
+    .check_model = check_model_em_gonzalez,
 };
 
 /* ---- the family -------------------------------------------------------------------------- */

@@ -60,7 +60,9 @@
  *     correction the last residual asks for is within tol of every
  *     unknown's size) and wb_step_stats.jacobian_refreshes.
  *   - 1.6 added: wb_step_stats.extrapolated_starts and corrected_starts
- *     (which start began each step's iteration).
+ *     (which start began each step's iteration), and wb_method.check_model
+ *     (a model the options cannot integrate, refused before any instance,
+ *     so that m:applies_to(model) is exact).
  */
 #ifndef WORKBENCH_ABI_H
 #define WORKBENCH_ABI_H

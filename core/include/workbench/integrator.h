@@ -223,6 +223,20 @@ typedef struct wb_method {
      * report why through host->error and return WB_ERR_INVALID. */
     int (*complete_options)(const wb_host *host, wb_option_value *opts,
                             const unsigned char *given);
+
+    /* ---- 1.6 ------------------------------------------------------------ */
+
+    /* Refuse a model that these options cannot integrate for a reason of
+     * its structure that `requires` and `handles` do not express (EM needs
+     * quadratic constraints), reporting why through host->error and
+     * returning WB_ERR_INVALID; WB_OK otherwise.  Optional.  Called with the
+     * model's view and no instance, by m:applies_to(model) and before
+     * create(), so that "applies" means "can be set up"; it reads the
+     * view's dimensions and flags, never calls the model's functions.  A
+     * method that has it calls the same checks from create(), where an
+     * older host does not call it. */
+    int (*check_model)(const wb_host *host, const wb_option_value *opts,
+                       const wb_model *model);
 } wb_method;
 
 /* The 1.1 element sizes, for a method's designated initializer. */

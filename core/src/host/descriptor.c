@@ -122,6 +122,11 @@ descriptor_complete_fn descriptor_complete_options(const wb_method *m)
     return MEMBER_OR(m, wb_method, complete_options, NULL);
 }
 
+descriptor_check_model_fn descriptor_check_model(const wb_method *m)
+{
+    return MEMBER_OR(m, wb_method, check_model, NULL);
+}
+
 /* Calls f(id, length, arg) for each '|'-separated id until f returns 1. */
 static int each_alternative(const char *alternatives,
                             int (*f)(const char *id, size_t length, void *arg), void *arg)

@@ -45,6 +45,10 @@ descriptor_describe_model_fn descriptor_describe_model(const wb_method *m);
 typedef int (*descriptor_complete_fn)(const wb_host *host, wb_option_value *opts,
                                       const unsigned char *given);
 descriptor_complete_fn descriptor_complete_options(const wb_method *m);
+/* Appended in 1.6, or NULL. */
+typedef int (*descriptor_check_model_fn)(const wb_host *host, const wb_option_value *opts,
+                                         const wb_model *model);
+descriptor_check_model_fn descriptor_check_model(const wb_method *m);
 
 /* Names a plugin declares that become columns of a solution (a model's
  * invariants, a method's aux unknowns): NULL when `name` may be one, else

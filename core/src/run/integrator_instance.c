@@ -404,6 +404,19 @@ wb_method_props method_config_props_for(const method_config *cfg, const model_in
 
 /* ---- instances ---------------------------------------------------------------- */
 
+/* The method's own refusal of the model's structure (1.6, optional). */
+static int plugin_check_model(const method_config *cfg, const wb_model *view, const char *full)
+{
+    descriptor_check_model_fn check_model = descriptor_check_model(cfg->method);
+    if (!check_model)
+        return 0;
+    host_clear_error();
+    if (check_model(host_services(), method_config_plugin_values(cfg), view) == WB_OK)
+        return 0;
+    host_error_prefix("method '%s' cannot integrate model '%s': ", full, view->name);
+    return -1;
+}
+
 int integrator_check_compatible(const method_config *cfg, const model_instance *mi)
 {
     const wb_method *m = cfg->method;
@@ -454,7 +467,7 @@ int integrator_check_compatible(const method_config *cfg, const model_instance *
                    full, view->name);
         return -1;
     }
-    return 0;
+    return plugin_check_model(cfg, view, full);
 }
 
 static int aux_size(const method_config *cfg, uint32_t group, const wb_aux_spec *a,
