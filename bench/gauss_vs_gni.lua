@@ -21,9 +21,11 @@
 --          s = 4: 1.255 (6.86, 6.24)                       s = 4: 1.043 (6.01, 6.00)
 --          s = 6: 1.034 (6.65, 8.00)                       s = 6: 0.892 (6.00, 8.00)
 -- (Kepler N = 2e4 .. 6e4 steps, solar 2e3 .. 6e3; with the extrapolated
--- start, before auto: 1.317, 1.329, 1.062 and 1.052, 1.302, 0.890, Kepler
--- s = 4 at 8.78 evaluations a step; auto's bookkeeping costs Kepler s = 2
--- about 60 instructions a step, where it always extrapolates.)
+-- start at 8986f6f, before auto: 1.317, 1.329, 1.062 and 1.052, 1.302,
+-- 0.890, Kepler s = 4 at 8.78 evaluations a step.  Kepler s = 2, where auto
+-- never leaves the extrapolation: START=extrapolate now 1338 Ir a step
+-- (1.355; the starts' counters), auto 1382-1385 (1.40): its choice costs
+-- about 45 instructions a step.)
 local repeats = tonumber(arg[1]) or 3
 local scale = tonumber(arg[2]) or 1
 local exe = os.getenv("WORKBENCH_GNI")

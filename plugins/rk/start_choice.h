@@ -27,7 +27,11 @@
  * gain nothing over the better fixed start, and depends on where it runs:
  * on Kepler with Gauss 2, 32 steps extrapolated then 32 corrected from the
  * pericentre pick the corrected start, 17 % dearer (the second trial meets
- * easier steps).  tests/lua/start_corrected.lua checks the picks and costs. */
+ * easier steps).  tests/lua/start_corrected.lua checks the picks and costs.
+ * Two small biases, left: the force evaluation that hands over to the
+ * corrected start (its start value at the step's beginning) is charged to
+ * neither average, and a step retried from the plain guess counts under
+ * the start it began with. */
 #ifndef START_CHOICE_H
 #define START_CHOICE_H
 

@@ -2,7 +2,9 @@
 -- error of (q, p) at t = 100 periods (max norm, against Gauss with 8 stages
 -- at h = 2 pi / 1000) against CPU seconds and against force evaluations,
 -- for Stormer-Verlet, Gauss collocation with s = 2, 4, 6 stages (orders
--- 4, 8, 12: rk's defaults, the fixed point from extrapolated starts),
+-- 4, 8, 12: rk's defaults, the fixed point from start = "auto": on Kepler
+-- Gauss 4 begins almost every step from the corrected start, Gauss 6
+-- changes between the two along the orbit),
 -- explicit RK4, the triple-jump composition of the implicit midpoint rule
 -- (order 4) and HBVM(4, 2) (order 4, energy-conserving for polynomial H).
 -- Figures: plots/bench/kepler_time.png, plots/bench/kepler_evals.png.

@@ -10,13 +10,15 @@
 -- n over n in [10^4, N] must stay below 0.7 and the error at round-off
 -- level.  The same run with plain summation ends higher, checked for both
 -- starting guesses of the stage iteration (measured, 10^6 steps):
---   start = "extrapolate" (default): 4.3e-15 against 4.8e-14 (11 x)
---   start = "plain":                 1.3e-15 against 1.2e-13 (89 x)
--- The default's better guess ends each solve after fewer sweeps, whose last
--- increment leaves a little more round-off in the stages: its compensated
--- error is 3 x the plain start's, still at round-off level.  The same holds
--- for start = "corrected" (gni_irk2's start; 5.07 force evaluations a step
--- against the default's 6.01): compensated 6.7e-15 at 10^6 steps (2.4e-15
+--   start = "extrapolate": 4.3e-15 against 4.8e-14 (11 x)
+--   start = "plain":       1.3e-15 against 1.2e-13 (89 x)
+-- (both asked for below: rk's default, start = "auto", takes the one of
+-- extrapolate and corrected that costs less.)  The extrapolated start's
+-- better guess ends each solve after fewer sweeps, whose last increment
+-- leaves a little more round-off in the stages: its compensated error is
+-- 3 x the plain start's, still at round-off level.  The same holds for
+-- start = "corrected" (gni_irk2's start; 5.07 force evaluations a step
+-- against the extrapolated start's 6.01): compensated 6.7e-15 at 10^6 steps (2.4e-15
 -- extrapolate, 2.9e-15 plain in the same measurement), 1.1e-15 at 2 x 10^5,
 -- checked below 1e-14.  The fitted
 -- exponents of the two summations are printed, not compared: both are

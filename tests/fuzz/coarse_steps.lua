@@ -68,7 +68,7 @@ for _, case in ipairs(models) do
                                  on_failure = "stop"}
         runs = runs + 1
         if not sol.ok then stopped = stopped + 1 end
-        local what = broken(method.properties, sol)
+        local what = broken(method:describe_for(model).properties, sol)
         if what ~= "" then
           wrong[#wrong + 1] = string.format("%s, %s, h = %g: %d steps accepted (%s): %s",
                                             label(case), name, h, #sol.t - 1,

@@ -18,8 +18,9 @@
 --     step), Newton fails, and auto goes back to the fixed point.
 --   * iteration = "simplified" takes a new Jacobian every step, as rk's.
 --   * Auto's state (its choice, the kept Jacobian) continues bit for bit.
---   * No iterate is accepted that has left the problem's scale (a diverging
---     simplified Newton once "settled" at its own round-off floor estimate).
+--   * A round-off floor leaves at least half the unknowns' digits (a
+--     diverging simplified Newton once "settled" at its own floor estimate,
+--     which grew with the iterate).
 package.path = (arg[0]:match("^(.*)/") or ".") .. "/?.lua;" .. package.path
 local continues_run = require "continues"
 
@@ -144,10 +145,10 @@ wb.check(continues(chain, {k = 2, s = 2}, 0.005, 50),
 wb.check(run(kepler, {k = 2, s = 2, stage_form = "nystrom"}, 0.05, 10).ok,
          "stage_form = nystrom with the default iteration (auto)")
 
--- 7. no iterate accepted that has left the problem's scale.  The spherical
--- pendulum at g = 300, h = 0.05 (h omega = 0.87): auto changes to Newton
--- with a Jacobian kept from the step's start, which converges slowly or not
--- at all on some steps.  Its increments then grew with the iterate, and so
+-- 7. no "round-off floor" that leaves fewer than half the unknowns' digits.
+-- The spherical pendulum at g = 300, h = 0.05 (h omega = 0.87): auto changes
+-- to Newton with a Jacobian kept from the step's start, which converges
+-- slowly or not at all on some steps.  Its increments then grew with the iterate, and so
 -- did the estimated round-off floor they were compared with (eps |J^-1 w|,
 -- w the terms at the iterate): HBVM(4,2) "settled" iterates of 1e17 .. 1e140
 -- from step 10 and reported success with |q| = 8e222 at step 13; HBVM(3,3)

@@ -413,6 +413,8 @@ static int plugin_check_model(const method_config *cfg, const wb_model *view, co
     host_clear_error();
     if (check_model(host_services(), method_config_plugin_values(cfg), view) == WB_OK)
         return 0;
+    if (!*host_last_error())
+        host_error("the method gave no reason");
     host_error_prefix("method '%s' cannot integrate model '%s': ", full, view->name);
     return -1;
 }
