@@ -147,17 +147,17 @@ wb.check(run(kepler, {k = 2, s = 2, stage_form = "nystrom"}, 0.05, 10).ok,
 
 -- 7. no "round-off floor" that leaves fewer than half the unknowns' digits.
 -- The spherical pendulum at g = 300, h = 0.05 (h omega = 0.87): auto changes
--- to Newton with a Jacobian kept from the step's start, which converges
--- slowly or not at all on some steps.  Its increments then grew with the iterate, and so
--- did the estimated round-off floor they were compared with (eps |J^-1 w|,
+-- to Newton with a Jacobian kept from the step's start, which converges slowly
+-- or not at all on some steps.  Its increments then grew with the iterate, and
+-- so did the estimated round-off floor they were compared with (eps |J^-1 w|,
 -- w the terms at the iterate): HBVM(4,2) "settled" iterates of 1e17 .. 1e140
 -- from step 10 and reported success with |q| = 8e222 at step 13; HBVM(3,3)
 -- simplified reached 1.7e93 at step 8.  Now a floor counts only while it
 -- leaves half the unknowns' digits: every run below stays on the sphere and
 -- keeps its energy, or fails with a message (g = 1e3, where the fixed point
 -- and Newton fail too; auto returned |q| = 3e88, |g| = 8e176).  Each of the
--- six checks on g = 300's auto and simplified runs and g = 1e3's fails on
--- the code before.
+-- six checks on g = 300's auto and simplified runs and g = 1e3's fails on the
+-- code before.
 local steep = wb.model("spherical_pendulum", {g = 300})
 for _, case in ipairs{{4, 2, "auto"}, {2, 2, "auto"}, {3, 3, "simplified"}, {4, 2, "simplified"}} do
   local sol = wb.integrate{model = steep, h = 0.05, steps = 40, every = 1, on_failure = "stop",
