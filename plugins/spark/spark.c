@@ -86,6 +86,7 @@
 #include "spark_internal.h"
 
 #include "wb_integrator_plugin.h"
+#include "wb_iteration.h"
 #include "wb_mass.h"
 #include "wb_residual_scale.h"
 
@@ -509,8 +510,7 @@ static int step(void *inst, double t, double h, const double *q0, const double *
         vec_copy(k->size, k->saved, k->x);
         return status;
     }
-    if (WB_HAS_FIELD(stats, wb_step_stats, newton_steps))
-        stats->newton_steps++;
+    wb_count_iteration_step(stats, 0);
     /* newton_solve returns WB_OK right after the residual at the returned x:
      * Q and p1 are that x's */
     vec_copy(k->n, k->Q + (size_t)(k->s - 1) * k->n, q1);

@@ -79,7 +79,8 @@ for _, case in ipairs{{N = 8, spatial = 0}, {N = 5, spatial = 1},
     local at = with(spec.options, {tol = 1e-10})
     local dense_tol = run(model, at, "dense", 1e-2, 100)
     local sparse_tol = run(model, at, "sparse", 1e-2, 100)
-    wb.check(dense_tol.stats.newton_iterations == sparse_tol.stats.newton_iterations and
+    wb.check(dense_tol.ok and sparse_tol.ok and
+             dense_tol.stats.newton_iterations == sparse_tol.stats.newton_iterations and
              dense_tol.stats.jacobian_evals == sparse_tol.stats.jacobian_evals,
              what .. ", tol = 1e-10: the same iterations and Jacobians",
              string.format("%d and %d iterations, %d and %d Jacobians",
