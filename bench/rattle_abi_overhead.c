@@ -58,7 +58,7 @@
  * Usage: bench_rattle_abi [steps] [--classic PATH] [--pendulum PATH] [--only PATH]
  *   steps defaults to 10^7; the plugins default to <exe dir>/../plugins
  *   and <exe dir>/../models (the build tree), else the build directories
- *   known at compile time.  --only abi|driver|separate|linked|static|host|view runs that
+ *   known at compile time.  --only abi|driver|point|separate|linked|static|host|view runs that
  *   one path once, for a whole-process timer or a profiler (callgrind's
  *   instructions per step of one path, timings paired against another).
  */
@@ -148,7 +148,7 @@ static int parse_arguments(int argc, char **argv, bench_config *cfg)
             cfg->only = argv[++i];
         } else if (parse_steps(argv[i], &cfg->steps) != 0) {
             fprintf(stderr, "usage: %s [steps] [--classic PATH] [--pendulum PATH] "
-                            "[--only abi|driver|separate|linked|static|host|view]\n", argv[0]);
+                            "[--only abi|driver|point|separate|linked|static|host|view]\n", argv[0]);
             return -1;
         }
     }
@@ -165,6 +165,8 @@ typedef struct abi_setup {
     integrator *integrator;
     method_config *separate_method; /* combined_evaluation = false */
     integrator *separate_integrator;
+    method_config *point_method;    /* model_projection = false */
+    integrator *point_integrator;
     method_config *linked_method;  /* classic_rattle linked into this program */
     integrator *linked_integrator;
     const wb_model *view;
@@ -178,6 +180,8 @@ static void abi_teardown(abi_setup *abi)
 {
     integrator_destroy(abi->separate_integrator);
     method_config_destroy(abi->separate_method);
+    integrator_destroy(abi->point_integrator);
+    method_config_destroy(abi->point_method);
     integrator_destroy(abi->linked_integrator);
     method_config_destroy(abi->linked_method);
     integrator_destroy(abi->integrator);
@@ -190,6 +194,18 @@ static double model_parameter(const model_instance *mi, const char *name)
 {
     return bench_model_parameter(model_instance_plugin(mi)->model, model_instance_params(mi),
                                  name);
+}
+
+/* RATTLE with the boolean option `name` false, on the model. */
+static int create_with_option_off(const plugin *family, const wb_method *method,
+                                  model_instance *model, const char *name,
+                                  method_config **cfg, integrator **it)
+{
+    *cfg = method_config_create(family, method);
+    if (!*cfg || method_config_set_boolean(*cfg, method_config_find(*cfg, name), 0) != 0)
+        return -1;
+    *it = integrator_create(*cfg, model);
+    return *it ? 0 : -1;
 }
 
 static int abi_setup_create(const bench_config *cfg, abi_setup *abi)
@@ -211,15 +227,11 @@ static int abi_setup_create(const bench_config *cfg, abi_setup *abi)
     abi->linked_method = abi->integrator ? method_config_create(family, &classic_rattle) : NULL;
     abi->linked_integrator =
         abi->linked_method ? integrator_create(abi->linked_method, abi->model) : NULL;
-    abi->separate_method = abi->linked_integrator ? method_config_create(family, method) : NULL;
-    if (abi->separate_method &&
-        method_config_set_boolean(abi->separate_method,
-                                  method_config_find(abi->separate_method,
-                                                     "combined_evaluation"), 0) != 0)
-        goto fail;
-    abi->separate_integrator =
-        abi->separate_method ? integrator_create(abi->separate_method, abi->model) : NULL;
-    if (!abi->separate_integrator)
+    if (!abi->linked_integrator ||
+        create_with_option_off(family, method, abi->model, "combined_evaluation",
+                               &abi->separate_method, &abi->separate_integrator) != 0 ||
+        create_with_option_off(family, method, abi->model, "model_projection",
+                               &abi->point_method, &abi->point_integrator) != 0)
         goto fail;
     abi->view = model_instance_view(abi->model);
     wb_initial(abi->view, abi->initial.q, abi->initial.p);
@@ -648,6 +660,13 @@ static int abi_driver_runner(const bench_context *ctx, phase_state *final, wb_st
                           final, stats);
 }
 
+static int point_driver_runner(const bench_context *ctx, phase_state *final,
+                               wb_step_stats *stats)
+{
+    return run_abi_driver(ctx->abi->point_integrator, ctx->abi, ctx->config->steps,
+                          ctx->config->h, final, stats);
+}
+
 static int separate_driver_runner(const bench_context *ctx, phase_state *final,
                                   wb_step_stats *stats)
 {
@@ -782,14 +801,16 @@ int main(int argc, char **argv)
            problem.tol, problem.max_iter);
     fflush(stdout);
 
+    enum { ABI, DRIVER, POINT, SEPARATE, LINKED, STATIC, HOST, VIEW };
     static const path_plan plan[] = {
-        {"ABI: method->step loop", "abi", abi_step_loop_runner},
-        {"ABI: driver_run (every = steps)", "driver", abi_driver_runner},
-        {"ABI: driver_run, separate calls", "separate", separate_driver_runner},
-        {"linked rattle.c: step loop", "linked", linked_step_loop_runner},
-        {"static: inline Newton, 1x1 solve", "static", static_inline_runner},
-        {"static: host newton/dense_solve", "host", static_host_runner},
-        {"static: model through the view", "view", static_view_runner},
+        [ABI] = {"ABI: method->step loop", "abi", abi_step_loop_runner},
+        [DRIVER] = {"ABI: driver_run (every = steps)", "driver", abi_driver_runner},
+        [POINT] = {"ABI: driver_run, no projection", "point", point_driver_runner},
+        [SEPARATE] = {"ABI: driver_run, separate calls", "separate", separate_driver_runner},
+        [LINKED] = {"linked rattle.c: step loop", "linked", linked_step_loop_runner},
+        [STATIC] = {"static: inline Newton, 1x1 solve", "static", static_inline_runner},
+        [HOST] = {"static: host newton/dense_solve", "host", static_host_runner},
+        [VIEW] = {"static: model through the view", "view", static_view_runner},
     };
     enum { PATHS = sizeof plan / sizeof plan[0] };
     path_result results[PATHS];
@@ -802,8 +823,8 @@ int main(int argc, char **argv)
                 print_final_states(results, 1, (double)config.steps * config.h);
             }
         if (status != 0 && !host_has_error())
-            fprintf(stderr, "bench_rattle_abi: no path '%s' (abi, driver, separate, linked, "
-                            "static, host, view)\n", config.only);
+            fprintf(stderr, "bench_rattle_abi: no path '%s' (abi, driver, point, separate, "
+                            "linked, static, host, view)\n", config.only);
         abi_teardown(&abi);
         plugins_unload_all();
         return status == 0 ? 0 : 1;
@@ -813,13 +834,14 @@ int main(int argc, char **argv)
         print_timings(results, PATHS, config.steps);
         printf("\nratios ABI / static (goal: at most %.1fx the static loop)\n",
                1.0 + OVERHEAD_GOAL);
-        for (int a = 0; a < 4; a++)
-            for (int s = 4; s < 6; s++)
+        for (int a = ABI; a <= LINKED; a++)
+            for (int s = STATIC; s <= HOST; s++)
                 print_ratio(&results[a], &results[s]);
         printf("where the time goes\n");
-        print_share(&results[6], &results[4], "the model's two calls a step alone");
-        print_share(&results[0], &results[6], "the plugin's own cost over them");
-        print_share(&results[0], &results[3], "the shared-object boundary alone");
+        print_share(&results[VIEW], &results[STATIC], "two model calls a step, nothing else");
+        print_share(&results[POINT], &results[VIEW], "the plugin's own cost over them");
+        print_share(&results[ABI], &results[POINT], "one call a step: the model's projection");
+        print_share(&results[ABI], &results[LINKED], "the shared-object boundary alone");
         print_final_states(results, PATHS, (double)config.steps * config.h);
     }
     abi_teardown(&abi);

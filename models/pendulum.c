@@ -7,6 +7,7 @@
  * horizontal speed sqrt(g l), which swings to 60 degrees (for m = l = g = 1
  * this is the line-integral paper's pendulum: q0 = (0,-1), p0 = (1,0)). */
 #include <workbench/workbench.h>
+#include <workbench/holonomic_projection.h>
 
 #include "wb_model_plugin.h"
 
@@ -144,9 +145,15 @@ static const wb_holonomic_ext holonomic = {
     .hessian_vector = hessian_vector,
 };
 
+/* RATTLE's Newton iteration on point_values, compiled here: one call a
+ * step from the method instead of one per residual */
+WB_HOLONOMIC_PROJECTION(project, point_values, 2)
+
 static const wb_holonomic_point_ext holonomic_point = {
     .struct_size = sizeof(wb_holonomic_point_ext),
     .evaluate = point_values,
+    .project = project,
+    .project_nq = 2,
 };
 
 static const wb_initial_state_ext initial_state = {

@@ -8,6 +8,7 @@
  * Lz = q1 p2 - q2 p1 is the momentum map of rotations about e3.
  * Default initial state (their Sect. 6.1): q0 = (l, 0, 0), v0 = (0, 1, 0). */
 #include <workbench/workbench.h>
+#include <workbench/holonomic_projection.h>
 
 #include "wb_model_plugin.h"
 #include "wb_particles.h"
@@ -177,9 +178,15 @@ static const wb_initial_state_ext initial_state = {
     .initial = initial,
 };
 
+/* RATTLE's Newton iteration on point_values, compiled here: one call a
+ * step from the method instead of one per residual */
+WB_HOLONOMIC_PROJECTION(project, point_values, 3)
+
 static const wb_holonomic_point_ext holonomic_point = {
     .struct_size = sizeof(wb_holonomic_point_ext),
     .evaluate = point_values,
+    .project = project,
+    .project_nq = 3,
 };
 
 static const wb_extension_entry extensions[] = {

@@ -36,7 +36,13 @@
  * residual (its G is the Newton matrix's, and at the solution G(q1) and
  * grad V(q1) are the next step's start values), two a step for a pendulum
  * instead of five.  The numbers are the same (option combined_evaluation =
- * false makes the separate calls, for comparison). */
+ * false makes the separate calls, for comparison).  When the model also
+ * has that extension's project() (ABI 1.7), the model runs the Newton
+ * iteration itself on its own evaluation, compiled into the loop: one call
+ * a step, the same operations and so the same numbers (model_projection =
+ * false keeps the iteration here).  The calls are most of what the model
+ * boundary costs: each passes the trial point through memory into code the
+ * compiler cannot see and spills every live register around it. */
 #include "classic.h"
 #include "wb_array.h"
 #include "wb_mass.h"
@@ -94,7 +100,9 @@ struct rattle {
     int *pivots;
     sparse_rows sparse;         /* W, G0, G1 are values in G's pattern when set */
     int one_constraint;         /* m = 1, dense: step_one_constraint */
-    int combined;               /* ... through the model's holonomic_point */
+    int combined;               /* ... through the model's holonomic_point:
+                                   EVALUATE_POINT, or EVALUATE_PROJECTION for
+                                   Newton by its project() */
     double *grad1;              /* grad V at Newton's trial position (combined) */
     const double *minv_diagonal; /* M^-1's diagonal (n) when M is diagonal, else NULL */
 };
@@ -105,7 +113,11 @@ static rattle_step_fn choose_step(const rattle *r);
  * create time (O(n^2)); larger ones on the dense path keep the model's solve. */
 enum { PROBED_MASS_MAX = 512 };
 
-enum { OPT_TOL, OPT_MAX_ITER, OPT_LINEAR_SOLVER, OPT_COMBINED };
+enum { OPT_TOL, OPT_MAX_ITER, OPT_LINEAR_SOLVER, OPT_COMBINED, OPT_PROJECTION };
+
+/* How the one-constraint step evaluates the model (a constant of each
+ * compiled variant). */
+enum { EVALUATE_SEPARATE = 0, EVALUATE_POINT = 1, EVALUATE_PROJECTION = 2 };
 static const wb_option_spec options[] = {
     {"tol", WB_OPT_NUMBER, 1e-12, 1e-16, 1e-2, NULL, NULL,
      "Newton tolerance on max |g(q1)| (relative to the size of g's terms, |q|^2 for "
@@ -116,6 +128,10 @@ static const wb_option_spec options[] = {
     {"combined_evaluation", WB_OPT_BOOLEAN, 1, 0, 1, NULL, NULL,
      "one model call for grad V, g and G at a point when the model has wb.holonomic_point/1 "
      "(one constraint, dense): the same numbers as separate calls, fewer calls a step"},
+    {"model_projection", WB_OPT_BOOLEAN, 1, 0, 1, NULL, NULL,
+     "with combined_evaluation, the one-constraint Newton iteration run by the model on its "
+     "own point evaluation when it has wb.holonomic_point/1's project() (ABI 1.7): the same "
+     "numbers, one model call a step"},
 };
 
 static const char *const requires[] = {WB_EXT_MECHANICAL, WB_EXT_HOLONOMIC, NULL};
@@ -244,7 +260,11 @@ static int create_common(const wb_host *host, const wb_model *model,
     r->newton_options.residual_scale = r->scale;
     r->one_constraint = !sparse && m == 1;
     r->combined = r->one_constraint && opts[OPT_COMBINED].number != 0 &&
-                  wb_has_holonomic_point(model);
+                          wb_has_holonomic_point(model)
+                      ? (opts[OPT_PROJECTION].number != 0 && wb_has_holonomic_projection(model)
+                             ? EVALUATE_PROJECTION
+                             : EVALUATE_POINT)
+                      : EVALUATE_SEPARATE;
     if (sparse && (status = create_sparse(r)) != WB_OK) {
         if (status == WB_ERR_NOMEM)
             host->error(host, "rattle: out of memory for the sparse structure of '%s'",
@@ -491,6 +511,63 @@ ONE_CONSTRAINT_INLINE void inverse_mass_n(const rattle *r, int n, int diagonal, 
         out[i] = minv[i] * x[i];
 }
 
+/* newton_one's iteration run by the model (wb.holonomic_point/1's
+ * project(), the same operations on its own point evaluation, inlined
+ * there): one call; the statistics and messages are newton_one's. */
+ONE_CONSTRAINT_INLINE int newton_projected(const rattle *r, int n, double c, double scale,
+                                           double *lambda, const double *restrict drift,
+                                           const double *restrict W, double *restrict G1,
+                                           double *restrict grad1, double *restrict trial,
+                                           wb_step_stats *stats)
+{
+    const wb_host *host = r->host;
+    const double tol = r->newton_options.tol;
+    const double row_tol = tol * (scale < 1.0 ? scale : 1.0);
+    const wb_projection_problem problem = {
+        .struct_size = sizeof problem, .nq = n, .drift = drift, .direction = W, .c = c,
+        .tol = row_tol, .floor = 64.0 * DBL_EPSILON * scale,
+        .max_iter = r->newton_options.max_iter};
+    wb_projection_report report;
+    double g;
+    const int status =
+        wb_holonomic_projection(r->model, &problem, lambda, trial, grad1, &g, G1, &report);
+    /* newton_one counts a solve when it forms J and one when it divides */
+    const int divisions = report.iterations + (report.outcome == WB_PROJECTION_UPDATE_NONFINITE);
+    stats->residual_evals += (uint64_t)report.residuals;
+    stats->jacobian_evals += (uint64_t)report.jacobians;
+    stats->linear_solves += (uint64_t)(report.jacobians + divisions);
+    stats->newton_iterations += (uint64_t)report.iterations;
+    switch (report.outcome) {
+    case WB_PROJECTION_CONVERGED:
+        if (status == WB_OK)
+            return WB_OK;
+        break;
+    case WB_PROJECTION_RESIDUAL_NONFINITE:
+        host->error(host, "Newton: non-finite residual after %d iterations", report.iterations);
+        return status;
+    case WB_PROJECTION_NOT_CONVERGED:
+        host->error(host, "Newton did not converge in %d iterations (residual %.3e, %.3g times "
+                    "the tolerance of its row, tolerance %.3e, relative to the row's terms "
+                    "where they are below 1)", report.iterations, report.residual,
+                    report.residual / row_tol, tol);
+        return status;
+    case WB_PROJECTION_JACOBIAN_NONFINITE:
+        host->error(host, "lu_factor: the 1x1 matrix has a non-finite entry");
+        return status;
+    case WB_PROJECTION_SINGULAR:
+        host->error(host, "Newton: the Jacobian (1x1) is singular");
+        return status;
+    case WB_PROJECTION_UPDATE_NONFINITE:
+        host->error(host, "lu_solve: the solution is not finite (matrix nearly singular)");
+        return status;
+    default:
+        break;
+    }
+    host->error(host, "rattle: model '%s''s projection answered %d (outcome %d) for nq = %d",
+                r->model->name, status, report.outcome, n);
+    return status != WB_OK ? status : WB_ERR_INTERNAL;
+}
+
 /* The host's newton_solve (no step_tol, settle_update or simplified
  * iteration, a residual scale) for the one multiplier *lambda of
  * g(q1(lambda)) = 0, q1 = drift + c lambda W; trial holds q1(*lambda) on
@@ -619,8 +696,11 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, in
     for (int i = 0; i < n; i++)
         drift[i] = q0[i] + h * drift[i];
     double lambda = r->lambda[0];
-    int status = newton_one(r, n, combined, -0.5 * h * h, scale, &lambda, drift, W, G1, grad1,
-                            trial, stats);
+    int status = combined == EVALUATE_PROJECTION
+                     ? newton_projected(r, n, -0.5 * h * h, scale, &lambda, drift, W, G1, grad1,
+                                        trial, stats)
+                     : newton_one(r, n, combined, -0.5 * h * h, scale, &lambda, drift, W, G1,
+                                  grad1, trial, stats);
     if (status != WB_OK)
         return status;
     const double kick0 = -0.5 * h * lambda;
@@ -696,17 +776,23 @@ STEP_ONE_FAMILY(_separate_solve, 0, 0)
 STEP_ONE_FAMILY(_separate_diagonal, 0, 1)
 STEP_ONE_FAMILY(_combined_solve, 1, 0)
 STEP_ONE_FAMILY(_combined_diagonal, 1, 1)
+STEP_ONE_FAMILY(_projected_solve, 2, 0)
+STEP_ONE_FAMILY(_projected_diagonal, 2, 1)
 #undef STEP_ONE_FAMILY
 #undef STEP_ONE_ANY_N
 #undef STEP_ONE_SMALL
 
-static const rattle_step_fn step_one_variants[3][2][2] = {
+/* [n = 2, 3, any][EVALUATE_*][diagonal] */
+static const rattle_step_fn step_one_variants[3][3][2] = {
     {{step_one_2_separate_solve, step_one_2_separate_diagonal},
-     {step_one_2_combined_solve, step_one_2_combined_diagonal}},
+     {step_one_2_combined_solve, step_one_2_combined_diagonal},
+     {step_one_2_projected_solve, step_one_2_projected_diagonal}},
     {{step_one_3_separate_solve, step_one_3_separate_diagonal},
-     {step_one_3_combined_solve, step_one_3_combined_diagonal}},
+     {step_one_3_combined_solve, step_one_3_combined_diagonal},
+     {step_one_3_projected_solve, step_one_3_projected_diagonal}},
     {{step_one_n_separate_solve, step_one_n_separate_diagonal},
-     {step_one_n_combined_solve, step_one_n_combined_diagonal}},
+     {step_one_n_combined_solve, step_one_n_combined_diagonal},
+     {step_one_n_projected_solve, step_one_n_projected_diagonal}},
 };
 
 /* The step for any m, dense or sparse. */
@@ -762,7 +848,7 @@ static rattle_step_fn choose_step(const rattle *r)
     if (!r->one_constraint)
         return step_general;
     const int size_class = r->n == 2 ? 0 : r->n == 3 ? 1 : 2;
-    return step_one_variants[size_class][r->combined != 0][r->minv_diagonal != NULL];
+    return step_one_variants[size_class][r->combined][r->minv_diagonal != NULL];
 }
 
 static int step(void *inst, double t, double h, const double *q0, const double *p0, double *q1,

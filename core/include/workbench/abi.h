@@ -63,6 +63,13 @@
  *     (which start began each step's iteration), and wb_method.check_model
  *     (a model the options cannot integrate, refused before any instance,
  *     so that m:applies_to(model) is exact).
+ *   - 1.7 added: wb.holonomic_point/1's project() and project_nq (the
+ *     one-constraint Newton iteration of a position step run by the model
+ *     on its own evaluate(), written by WB_HOLONOMIC_PROJECTION in
+ *     workbench/holonomic_projection.h), wb_projection_problem,
+ *     wb_projection_report, and the model view's holonomic_projection with
+ *     WB_CAP_HOLONOMIC_PROJECTION, which RATTLE/SHAKE use when a model has
+ *     it.
  */
 #ifndef WORKBENCH_ABI_H
 #define WORKBENCH_ABI_H
@@ -71,7 +78,7 @@
 #include <stdint.h>
 
 #define WB_ABI_MAJOR 1
-#define WB_ABI_MINOR 6
+#define WB_ABI_MINOR 7
 
 /* Name of the single symbol a plugin exports. */
 #define WB_ENTRY_SYMBOL "workbench_plugin_entry"

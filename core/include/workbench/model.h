@@ -397,9 +397,85 @@ typedef struct wb_sparsity_ext {
  * and a method gives the same results with and without this extension;
  * `workbench check-model` compares them).  No allocation: it is called in
  * the step loop. */
+typedef struct wb_projection_problem wb_projection_problem;
+typedef struct wb_projection_report wb_projection_report;
+
 typedef struct wb_holonomic_point_ext {
     uint32_t struct_size;
     void (*evaluate)(void *self, const double *q, double *grad_V, double *g, double *G);
+    /* ---- 1.7, optional (NULL or beyond struct_size: absent) ------------
+     * Newton's iteration for the one multiplier of a position step, run
+     * by the model on its own evaluate(): see wb_projection_problem below.
+     * Written by WB_HOLONOMIC_PROJECTION (workbench/holonomic_projection.h),
+     * never by hand.  project_nq is the nq it was compiled for (0: any). */
+    int (*project)(void *self, const wb_projection_problem *problem, double *lambda,
+                   double *q, double *grad_V, double *g, double *G,
+                   wb_projection_report *report);
+    int project_nq;
 } wb_holonomic_point_ext;
+
+/* ---- the projection of wb.holonomic_point/1 (1.7) ----------------------
+ * A model with one holonomic constraint (m = 1) may run the Newton
+ * iteration of a SHAKE/RATTLE position step itself: find lambda with
+ *
+ *   g(q(lambda)) = 0,   q(lambda) = drift + (c lambda) direction,
+ *
+ * from the guess *lambda by lambda -= g / (c G(q) . direction), each g and
+ * G from its own evaluate().  The point: the model's evaluate() is then
+ * compiled into the loop (one call a step from the method instead of one
+ * per Newton residual, each of which passes the trial point through
+ * memory into code the method's compiler cannot see: bench_rattle_abi,
+ * "static + view").  The iteration is the host's newton_solve for one
+ * unknown, operation for operation, so a method gets the same numbers to
+ * the last bit with or without it:
+ *
+ *   for k = 0, 1, ...:
+ *     q = drift + (c lambda) direction          (a = c * lambda, then
+ *                                                q_i = drift_i + a dir_i)
+ *     evaluate(q) -> grad_V, g, G;  r = |g|
+ *     g not finite                  -> WB_PROJECTION_RESIDUAL_NONFINITE
+ *     r <= tol                      -> converged
+ *     k > 0 and r <= floor and not r/tol < 0.5 (r_before/tol)
+ *                                   -> converged (round-off reached)
+ *     k >= max_iter                 -> WB_PROJECTION_NOT_CONVERGED
+ *     J = c (G . direction)          (the sum from 0, i = 0 .. nq-1)
+ *     J not finite / J == 0         -> ..._JACOBIAN_NONFINITE / _SINGULAR
+ *     u = g / J; not finite         -> WB_PROJECTION_UPDATE_NONFINITE
+ *     lambda -= u;  r_before = r
+ *
+ * On return (converged or not) q, grad_V, g and G hold the last point
+ * evaluated and its values; *lambda is the solution when converged and is
+ * left unchanged otherwise.  The counts in the report let the method keep
+ * its statistics.  Caller-owned arrays: drift, direction, q, grad_V, G of
+ * nq values, g of one; q, grad_V, g and G overlap nothing. */
+struct wb_projection_problem {
+    uint32_t struct_size;
+    int nq;                  /* the model's nq */
+    const double *drift;     /* nq */
+    const double *direction; /* nq */
+    double c;                /* q = drift + (c lambda) direction */
+    double tol;              /* |g| <= tol: converged */
+    double floor;            /* a round-off bound for |g| (see above) */
+    int max_iter;            /* Newton updates at most */
+};
+
+enum {
+    WB_PROJECTION_CONVERGED = 0,
+    WB_PROJECTION_RESIDUAL_NONFINITE,
+    WB_PROJECTION_NOT_CONVERGED,
+    WB_PROJECTION_JACOBIAN_NONFINITE,
+    WB_PROJECTION_SINGULAR,
+    WB_PROJECTION_UPDATE_NONFINITE,
+    WB_PROJECTION_INVALID /* a problem it cannot take: too small a struct, another nq */
+};
+
+struct wb_projection_report {
+    int outcome;     /* WB_PROJECTION_* */
+    int residuals;   /* evaluate() calls */
+    int iterations;  /* updates of lambda */
+    int jacobians;   /* J formed (an update attempted) */
+    double residual; /* |g| at the last point */
+    double jacobian; /* the last J formed */
+};
 
 #endif

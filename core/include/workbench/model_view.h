@@ -47,6 +47,10 @@
 /* 1.4 */
 #define WB_CAP_HOLONOMIC_POINT 0x8000u /* holonomic_point: the model's own
                                           wb.holonomic_point/1               */
+/* 1.7 */
+#define WB_CAP_HOLONOMIC_PROJECTION 0x10000u /* holonomic_projection: the
+                                                model's own project() of
+                                                wb.holonomic_point/1        */
 
 /* A callback bound to its context. */
 #define WB_BOUND(ret, name, ...)               \
@@ -211,6 +215,16 @@ typedef struct wb_model {
      * WB_CAP_HOLONOMIC_POINT set, only when the model provides it; else
      * NULL.  Test wb_has_holonomic_point() before calling. */
     WB_BOUND(void, holonomic_point, const double *q, double *grad_V, double *g, double *G);
+
+    /* ---- 1.7 ------------------------------------------------------------ */
+
+    /* wb.holonomic_point/1's project(): the one-constraint Newton iteration
+     * of a position step run by the model on its own evaluate() (model.h,
+     * wb_projection_problem).  Bound, with WB_CAP_HOLONOMIC_PROJECTION,
+     * only when the model provides it, has one holonomic constraint and was
+     * compiled for this nq; else NULL.  Test wb_has_holonomic_projection(). */
+    WB_BOUND(int, holonomic_projection, const wb_projection_problem *problem, double *lambda,
+             double *q, double *grad_V, double *g, double *G, wb_projection_report *report);
 } wb_model;
 
 #undef WB_BOUND
@@ -392,5 +406,17 @@ static inline int wb_has_holonomic_point(const wb_model *m)
 static inline void wb_holonomic_point(const wb_model *m, const double *q, double *grad_V,
                                       double *g, double *G)
 { WB_CALL(m, holonomic_point, q, grad_V, g, G); }
+
+/* True when the view (of any minor version) holds holonomic_projection and
+ * the model provides it. */
+static inline int wb_has_holonomic_projection(const wb_model *m)
+{
+    return WB_HAS_FIELD(m, wb_model, holonomic_projection) &&
+           (m->capabilities & WB_CAP_HOLONOMIC_PROJECTION) && m->holonomic_projection.fn;
+}
+static inline int wb_holonomic_projection(const wb_model *m, const wb_projection_problem *problem,
+                                          double *lambda, double *q, double *grad_V, double *g,
+                                          double *G, wb_projection_report *report)
+{ return WB_CALL(m, holonomic_projection, problem, lambda, q, grad_V, g, G, report); }
 
 #endif

@@ -275,6 +275,11 @@ static int bind_holonomic(model_instance *mi)
         v->holonomic_point.ctx = mi->self;
         v->capabilities |= WB_CAP_HOLONOMIC_POINT;
     }
+    if (point && WB_HAS_FIELD(point, wb_holonomic_point_ext, project_nq) && point->project) {
+        v->holonomic_projection.fn = point->project;
+        v->holonomic_projection.ctx = mi->self;
+        v->capabilities |= WB_CAP_HOLONOMIC_PROJECTION;
+    }
     return 0;
 }
 
@@ -424,6 +429,13 @@ static int check_group_combination(const model_instance *mi)
     return refuse_first(mi, rules, sizeof rules / sizeof rules[0]);
 }
 
+/* wb.holonomic_point/1 with project() (1.7) */
+static int has_projection(const model_extensions *e)
+{
+    return e->holonomic_point && WB_HAS_FIELD(e->holonomic_point, wb_holonomic_point_ext,
+                                              project_nq) && e->holonomic_point->project;
+}
+
 static int check_vector_combination(const model_instance *mi)
 {
     const model_extensions *e = &mi->ext;
@@ -440,6 +452,14 @@ static int check_vector_combination(const model_instance *mi)
         {e->holonomic_point && !e->holonomic,
          WB_EXT_HOLONOMIC_POINT " evaluates grad V, g and G together: it needs "
          WB_EXT_HOLONOMIC " (and " WB_EXT_MECHANICAL ")"},
+        {has_projection(e) && mi->info.n_holonomic != 1,
+         WB_EXT_HOLONOMIC_POINT "'s project() is for one holonomic constraint (m = 1)"},
+        {has_projection(e) && e->holonomic_point->project_nq < 0,
+         WB_EXT_HOLONOMIC_POINT "'s project_nq is negative"},
+        {has_projection(e) && e->holonomic_point->project_nq != 0 &&
+             e->holonomic_point->project_nq != mi->info.nq,
+         WB_EXT_HOLONOMIC_POINT "'s project() was compiled for another nq (project_nq): "
+         "WB_HOLONOMIC_PROJECTION's NQ and project_nq must be the model's nq, or 0"},
         {mi->info.n_nonholonomic > 0 && !e->mechanical,
          "nonholonomic constraints Phi(q, v) need " WB_EXT_MECHANICAL
          " (the velocity is M^-1 p)"},
