@@ -15,6 +15,8 @@
 #include "wb_sparse.h"
 #include "wb_vec.h"
 
+#include <workbench/holonomic_projection.h>
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -99,6 +101,70 @@ static void check_holonomic_point(checker *c)
     row(c, "holonomic_point: G", gap_error(&G), NULL);
 }
 
+/* One projection problem at q: from q along G(q)^T (c = -1 / (2 |G|^2):
+ * about half of Newton's full step, so the iteration has work to do). */
+static wb_projection_problem projection_problem(const checker *c, const double *q,
+                                                double *direction, int max_iter)
+{
+    const int n = c->m->nq;
+    wb_constraint_jacobian(c->m, q, direction);
+    double size = 0, terms = 0;
+    for (int i = 0; i < n; i++)
+        size += direction[i] * direction[i], terms += fabs(direction[i] * q[i]);
+    return (wb_projection_problem){.struct_size = sizeof(wb_projection_problem), .nq = n,
+                                   .drift = q, .direction = direction,
+                                   .c = size > 0 ? -0.5 / size : -1.0, .tol = 1e-13,
+                                   .floor = 64.0 * DBL_EPSILON * (terms > 1 ? terms : 1),
+                                   .max_iter = max_iter};
+}
+
+/* Largest relative difference of two outputs of the iteration (0: bitwise
+ * the same answer and counts; infinite: another outcome or count). */
+static double projection_gap(int n, int status_a, const wb_projection_report *a,
+                             const double *xa, int status_b, const wb_projection_report *b,
+                             const double *xb)
+{
+    if (status_a != status_b || a->outcome != b->outcome || a->residuals != b->residuals ||
+        a->iterations != b->iterations || a->jacobians != b->jacobians)
+        return INFINITY;
+    gap values = {0, 0};
+    gap_add(&values, 3 * n + 2, xa, xb);
+    return gap_error(&values);
+}
+
+/* wb.holonomic_point/1's project() is the iteration of model.h on the
+ * model's own evaluate(): run both (the reference through the view's
+ * holonomic_point, with the same template) at each test point, to
+ * convergence and stopped after one update, and compare everything. */
+static void check_holonomic_projection(checker *c)
+{
+    const int n = c->m->nq;
+    double *work = calloc((size_t)(2 * (3 * n + 2) + n), sizeof(double));
+    if (!work) {
+        skipped(c, "holonomic_point: project", "out of memory");
+        return;
+    }
+    /* each side: lambda, g, q (n), grad V (n), G (n) contiguous */
+    double *xa = work, *xb = xa + 3 * n + 2, *direction = xb + 3 * n + 2;
+    double worst = 0;
+    for (int k = 0; k < N_POINTS; k++)
+        for (int max_iter = 1; max_iter <= 50; max_iter += 49) {
+            const wb_projection_problem problem =
+                projection_problem(c, c->q[k], direction, max_iter);
+            wb_projection_report ra, rb;
+            xa[0] = xb[0] = 0.0;
+            const int sa = wb_holonomic_projection(c->m, &problem, xa, xa + 2, xa + 2 + n,
+                                                   xa + 1, xa + 2 + 2 * n, &ra);
+            const int sb = wb_projection_newton(c->m->holonomic_point.ctx, &problem, xb,
+                                                xb + 2, xb + 2 + n, xb + 1, xb + 2 + 2 * n,
+                                                &rb, 0, c->m->holonomic_point.fn);
+            const double e = projection_gap(n, sa, &ra, xa, sb, &rb, xb);
+            worst = e > worst || isnan(e) ? e : worst;
+        }
+    row(c, "holonomic_point: project", worst, NULL);
+    free(work);
+}
+
 static void check_holonomic(checker *c)
 {
     const wb_holonomic_ext *e = c->ext->holonomic;
@@ -132,6 +198,8 @@ static void check_holonomic(checker *c)
     }
     if (wb_has_holonomic_point(c->m))
         check_holonomic_point(c);
+    if (wb_has_holonomic_projection(c->m))
+        check_holonomic_projection(c);
 }
 
 /* ---- sparsity ------------------------------------------------------------- */

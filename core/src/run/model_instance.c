@@ -274,11 +274,12 @@ static int bind_holonomic(model_instance *mi)
         v->holonomic_point.fn = point->evaluate;
         v->holonomic_point.ctx = mi->self;
         v->capabilities |= WB_CAP_HOLONOMIC_POINT;
-    }
-    if (point && WB_HAS_FIELD(point, wb_holonomic_point_ext, project_nq) && point->project) {
-        v->holonomic_projection.fn = point->project;
-        v->holonomic_projection.ctx = mi->self;
-        v->capabilities |= WB_CAP_HOLONOMIC_PROJECTION;
+        /* the projection iterates on evaluate(): only beside it */
+        if (WB_HAS_FIELD(point, wb_holonomic_point_ext, project_nq) && point->project) {
+            v->holonomic_projection.fn = point->project;
+            v->holonomic_projection.ctx = mi->self;
+            v->capabilities |= WB_CAP_HOLONOMIC_PROJECTION;
+        }
     }
     return 0;
 }

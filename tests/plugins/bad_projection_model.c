@@ -1,0 +1,168 @@
+/* The planar pendulum (m = l = 1, gravity 9.81) with a wrong projection
+ * (wb.holonomic_point/1's project(), ABI 1.7), one defect per build:
+ *
+ *   default              project() iterates on a shifted constraint,
+ *                        |q|^2 - 1 - 1e-6, while evaluate() and the
+ *                        separate callbacks are right.  `workbench
+ *                        check-model bad_projection_model` must fail on the
+ *                        project row and on no other, and RATTLE's results
+ *                        with and without model_projection must differ: so
+ *                        a test sees that the check compares what it says
+ *                        and that RATTLE does take the model's iteration.
+ *   PROJECTION_OTHER_NQ  project_nq = 3 on nq = 2: the host refuses the
+ *                        model when an instance is made.
+ *   PROJECTION_TWO_ROWS  the constraint twice (m = 2) with a project():
+ *                        refused, project() is for one constraint.
+ *
+ *   q in R^2, M = I, V = 9.81 y, g(q) = |q|^2 - 1. */
+#include <workbench/workbench.h>
+#include <workbench/holonomic_projection.h>
+
+#include <math.h>
+#include <string.h>
+
+#ifndef MODEL_NAME
+#define MODEL_NAME "bad_projection_model"
+#endif
+#ifdef PROJECTION_TWO_ROWS
+#define ROWS 2
+#else
+#define ROWS 1
+#endif
+#ifdef PROJECTION_OTHER_NQ
+#define PROJECT_NQ 3
+#else
+#define PROJECT_NQ 2
+#endif
+
+static const double gravity = 9.81;
+
+static int create(const wb_host *host, const double *values, void **self, wb_model_info *info)
+{
+    (void)host, (void)values;
+    *self = NULL;
+    info->nq = info->nv = 2;
+    info->n_holonomic = ROWS;
+    info->mass_constant = 1;
+    return WB_OK;
+}
+
+static void destroy(void *self) { (void)self; }
+
+static void mass(void *self, const double *q, double *M)
+{
+    (void)self, (void)q;
+    M[0] = M[3] = 1.0;
+    M[1] = M[2] = 0.0;
+}
+
+static double potential(void *self, const double *q)
+{
+    (void)self;
+    return gravity * q[1];
+}
+
+static void potential_gradient(void *self, const double *q, double *grad)
+{
+    (void)self, (void)q;
+    grad[0] = 0.0, grad[1] = gravity;
+}
+
+static void constraints(void *self, const double *q, double *g)
+{
+    (void)self;
+    for (int k = 0; k < ROWS; k++)
+        g[k] = q[0] * q[0] + q[1] * q[1] - 1.0;
+}
+
+static void jacobian(void *self, const double *q, double *G)
+{
+    (void)self;
+    for (int k = 0; k < ROWS; k++)
+        G[2 * k] = 2.0 * q[0], G[2 * k + 1] = 2.0 * q[1];
+}
+
+static void point_values(void *self, const double *q, double *grad, double *g, double *G)
+{
+    potential_gradient(self, q, grad);
+    constraints(self, q, g);
+    jacobian(self, q, G);
+}
+
+/* What project() iterates on: one row of PROJECT_NQ entries (the
+ * template's contract), shifted by 1e-6 in the default build (the
+ * deliberate mistake). */
+static void projected_values(void *self, const double *q, double *grad, double *g, double *G)
+{
+    potential_gradient(self, q, grad);
+    g[0] = q[0] * q[0] + q[1] * q[1] - 1.0;
+    G[0] = 2.0 * q[0], G[1] = 2.0 * q[1];
+    for (int i = 2; i < PROJECT_NQ; i++)
+        grad[i] = G[i] = 0.0;
+#if !defined(PROJECTION_OTHER_NQ) && !defined(PROJECTION_TWO_ROWS)
+    g[0] -= 1e-6;
+#endif
+}
+
+WB_HOLONOMIC_PROJECTION(project, projected_values, PROJECT_NQ)
+
+static void initial(void *self, double *q, double *p)
+{
+    (void)self;
+    q[0] = 0.0, q[1] = -1.0;
+    p[0] = sqrt(gravity), p[1] = 0.0;
+}
+
+static const wb_mechanical_ext mechanical = {
+    .struct_size = sizeof(wb_mechanical_ext),
+    .mass = mass,
+    .potential = potential,
+    .potential_gradient = potential_gradient,
+};
+
+static const wb_holonomic_ext holonomic = {
+    .struct_size = sizeof(wb_holonomic_ext),
+    .flags = WB_HOLONOMIC_QUADRATIC,
+    .constraints = constraints,
+    .jacobian = jacobian,
+};
+
+static const wb_holonomic_point_ext holonomic_point = {
+    .struct_size = sizeof(wb_holonomic_point_ext),
+    .evaluate = point_values,
+    .project = project,
+    .project_nq = PROJECT_NQ,
+};
+
+static const wb_initial_state_ext initial_state = {
+    .struct_size = sizeof(wb_initial_state_ext),
+    .initial = initial,
+};
+
+static const void *get_extension(const char *id)
+{
+    if (strcmp(id, WB_EXT_MECHANICAL) == 0)
+        return &mechanical;
+    if (strcmp(id, WB_EXT_HOLONOMIC) == 0)
+        return &holonomic;
+    if (strcmp(id, WB_EXT_HOLONOMIC_POINT) == 0)
+        return &holonomic_point;
+    if (strcmp(id, WB_EXT_INITIAL_STATE) == 0)
+        return &initial_state;
+    return NULL;
+}
+
+static const wb_model_class model_class = {
+    .struct_size = sizeof(wb_model_class),
+    .param_spec_size = sizeof(wb_param_spec),
+    .name = MODEL_NAME,
+    .doc = "pendulum whose wb.holonomic_point/1 project() is wrong (test)",
+    .create = create,
+    .destroy = destroy,
+    .get_extension = get_extension,
+};
+
+WB_PLUGIN_ENTRY = {
+    WB_ABI_MAJOR, WB_ABI_MINOR, sizeof(wb_plugin_entry), WB_KIND_MODEL, MODEL_NAME,
+    "1", "pendulum with a wrong projection (test)", &model_class,
+};
