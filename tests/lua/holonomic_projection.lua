@@ -50,8 +50,32 @@ local function same_values(a, b)
   return true
 end
 
-for _, name in ipairs{"pendulum", "spherical_pendulum"} do
-  local model = wb.model(name, {m = 3.7})
+-- wb.compile_model writes project() for a model with one constraint: a
+-- spherical pendulum (nq = 3) and a particle on the unit sphere of R^4
+-- (nq = 4: RATTLE's step for any n, the model's loops unrolled for 4).
+local compiled = {
+  wb.compile_model{
+    name = "projection_sphere3", nq = 3,
+    params = {m = {3.7, min = 1e-12}, l = {1, min = 1e-12}, g = {9.81, min = 0}},
+    mass = function(q, P) return P.m end,
+    potential = function(q, P) return P.m * P.g * q[3] end,
+    constraints = function(q, P) return {0.5 * ((q[1]^2 + q[2]^2 + q[3]^2) / P.l^2 - 1)} end,
+    initial = function(P) return {P.l, 0, 0}, {0, P.m, 0} end,
+  },
+  wb.compile_model{
+    name = "projection_sphere4", nq = 4,
+    params = {m = {2.5, min = 1e-12}, g = {9.81, min = 0}},
+    mass = function(q, P) return P.m end,
+    potential = function(q, P) return P.m * P.g * q[4] end,
+    constraints = function(q, P) return {0.5 * (q[1]^2 + q[2]^2 + q[3]^2 + q[4]^2 - 1)} end,
+    initial = function(P) return {1, 0, 0, 0}, {0, P.m, 0.3, 0} end,
+  },
+}
+local models = {wb.model("pendulum", {m = 3.7}), wb.model("spherical_pendulum", {m = 3.7}),
+                compiled[1], compiled[2]}
+
+for _, model in ipairs(models) do
+  local name = model.name
   for _, method in ipairs{"rattle", "shake"} do
     for _, case in ipairs(cases) do
       local runs = {}
@@ -85,6 +109,27 @@ end
 
 -- check-model compares each model's project() with the iteration run on
 -- its evaluate() (a wrong one fails: tests/plugins, check_model_bad_projection).
-for _, name in ipairs{"pendulum", "spherical_pendulum"} do
-  wb.check(wb.check_model(wb.model(name, {m = 3.7})) == 0, name .. ": check-model passes")
+for _, model in ipairs(models) do
+  wb.check(wb.check_model(model) == 0, model.name .. ": check-model passes")
+end
+
+-- With two constraints a compiled model gives the point evaluation alone
+-- (project() is for one): RATTLE's general step, as before.
+do
+  local two = wb.compile_model{
+    name = "projection_two_rows", nq = 3,
+    params = {},
+    mass = function(q, P) return 1 end,
+    potential = function(q, P) return 9.81 * q[3] end,
+    constraints = function(q, P) return {q[1]^2 + q[2]^2 + q[3]^2 - 1, q[1] - q[2]} end,
+    initial = function(P) return {0.5 ^ 0.5, 0.5 ^ 0.5, 0}, {0, 0, 1} end,
+  }
+  local has = false
+  for _, id in ipairs(two.extensions) do has = has or id == "wb.holonomic_point/1" end
+  wb.check(has, "a compiled model with two constraints has wb.holonomic_point/1")
+  wb.check(wb.check_model(two) == 0, "... and check-model passes (no project row to fail)")
+  local sol = wb.integrate{model = two, method = wb.method("rattle"), h = 0.01, steps = 100}
+  local q = sol:final()
+  wb.expect_below(math.abs(q[1] ^ 2 + q[2] ^ 2 + q[3] ^ 2 - 1), 1e-12,
+                  "... and RATTLE keeps it on both constraints")
 end

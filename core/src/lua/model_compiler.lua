@@ -480,6 +480,13 @@ static void kinetic_gradient(void *self, const double *q, const double *p, doubl
     section(format("static void hessian_vector(void *self, const double *q, const double *w,"
                    .. " double *B)\n{\n    const model *s = self;\n    (void)s, (void)q, (void)w;"
                    .. "\n%s\n}\n", body(B, "B")))
+    -- grad V, g and G in one call (wb.holonomic_point/1), of the same three
+    -- functions inlined; with one constraint also RATTLE's Newton iteration
+    -- on it (project(), ABI 1.7): one model call a step
+    section("static void point_values(void *self, const double *q, double *grad, double *g,"
+            .. " double *G)\n{\n    potential_gradient(self, q, grad);\n"
+            .. "    constraints(self, q, g);\n    jacobian(self, q, G);\n}\n")
+    if m == 1 then section("WB_HOLONOMIC_PROJECTION(project, point_values, N)\n") end
     if not shape.quadratic then
       for i = 1, n * n do
         local x = 0
@@ -576,6 +583,14 @@ static const wb_holonomic_ext holonomic_ext = {
     .third_contract = %s,
 };]], shape.quadratic and "WB_HOLONOMIC_QUADRATIC" or "0",
       shape.quadratic and "NULL" or "third_contract")
+    ext[#ext + 1] = "    {WB_EXT_HOLONOMIC_POINT, &holonomic_point_ext},"
+    structs[#structs + 1] = format([[
+static const wb_holonomic_point_ext holonomic_point_ext = {
+    .struct_size = sizeof(wb_holonomic_point_ext),
+    .evaluate = point_values,
+    .project = %s,
+    .project_nq = %d,
+};]], m == 1 and "project" or "NULL", m == 1 and n or 0)
   end
   if code.n_invariants > 0 then
     ext[#ext + 1] = "    {WB_EXT_INVARIANTS, &invariants_ext},"
@@ -599,6 +614,7 @@ static const wb_initial_state_ext initial_ext = {
  * '%s' defined at %s: %d expression nodes.  Do not edit: edit the Lua and
  * compile again. */
 #include <workbench/workbench.h>
+#include <workbench/holonomic_projection.h>
 
 #include <math.h>
 #include <stdlib.h>
