@@ -2,15 +2,22 @@
  * bench/rattle_abi_overhead.c -- what does the plugin ABI cost?
  *
  * Times RATTLE (classic.rattle) on the planar pendulum (m = 1, l = 1,
- * g = 9.81, the model's default state) for N steps of h = 1e-3 along five
+ * g = 9.81, the model's default state) for N steps of h = 1e-3 along eight
  * paths and prints seconds, steps per second and the ratios:
  *
  *   ABI step loop   classic.so and pendulum.so loaded through the host's
  *                   loader; our own loop calls method->step exactly as the
  *                   driver's loop does (double buffers, finite check, no
  *                   recording).
+ *                   At the defaults RATTLE hands its Newton iteration to
+ *                   the model (wb.holonomic_point/1's project(), ABI 1.7):
+ *                   one model call a step.
  *   ABI driver_run  the same through driver_run with every = N (the only
  *                   recorded rows are the start and the end).
+ *   ABI driver_run, no projection
+ *                   the same with model_projection = false: RATTLE's own
+ *                   iteration on the model's point evaluation, one call
+ *                   per Newton residual (two a step), as in ABI 1.4-1.6.
  *   ABI driver_run, separate calls
  *                   the same with combined_evaluation = false: the model's
  *                   grad V, g and G by three callbacks (five calls a step)
@@ -41,15 +48,17 @@
  *                   what the plugin adds.
  *
  * Measured 2026-11-28 (AMD EPYC, 2 cores, quiet, pinned with taskset -c 1,
- * `bench_rattle_abi 5000000`, best of 3, two runs): static inline 27.0 /
- * 27.1 ns a step, static + view 39.8 / 39.8 (1.47x), ABI step loop 43.3 /
- * 43.3 (1.60x; 1.09x over static + view).  The two calls a step alone take
- * 1.47x of the 1.5x that issue 12 allows: each passes the trial point
- * through memory into code the compiler cannot see and its values back
- * (a store-to-load round trip each way on the step's critical path, and
- * every live floating-point register, all caller-saved, spilled around
- * it).  No change inside the plugin can bring the ABI path below the
- * static + view loop; only the model's code compiled into the step can.
+ * `bench_rattle_abi 5000000`, best of 3): static inline 26.5 ns a step,
+ * static + view 39.3 (1.48x), ABI without the projection 42.6 (1.61x; 1.09x
+ * over static + view), ABI step loop 38.2 (1.44x).  Whole processes,
+ * farm-bench, 11 pairs, pinned, 2e7 steps, CPU: --only abi / --only static
+ * 1.43x (1.42 .. 1.46), --only point / --only static 1.60x.  The two calls a
+ * step alone take 1.48x: each passes the trial point through memory into
+ * code the compiler cannot see and its values back (a store-to-load round
+ * trip each way on the step's critical path, and every live floating-point
+ * register, all caller-saved, spilled around it).  No change inside the
+ * method can bring two calls a step below static + view; the projection
+ * makes it one, with the model's evaluation inlined into its own loop.
  *
  * All paths do the same floating-point operations in the same order, so
  * their final states agree to the last bit; the program prints them and
