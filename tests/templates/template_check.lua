@@ -191,16 +191,22 @@ do
   local r = order_study{model = surface, method = wb.method("rattle"), quantity = "q",
                         reference = {h = 0.0125 / 16, method = wb.method("spark", {s = 3})}}
   wb.expect_near(r.order, 2, 0.1, "classic.rattle on template_surface: fitted order 2")
-  -- its wb.holonomic_point/1 gives RATTLE bitwise the numbers of the separate calls
-  local function final(combined)
+  -- its wb.holonomic_point/1 and that extension's project() give RATTLE
+  -- bitwise the numbers of the separate calls
+  local function final(options)
     local sol = wb.integrate{model = surface, h = 0.01, steps = 500, every = 2 ^ 53,
-                             method = wb.method("rattle", {combined_evaluation = combined})}
+                             method = wb.method("rattle", options)}
     return wb.concat(sol:final())
   end
-  local a, b = final(true), final(false)
-  local same = true
-  for i = 1, #a do same = same and a[i] == b[i] end
-  wb.check(same, "template_surface: RATTLE with the combined call = with the separate calls")
+  local a, b = final{}, final{combined_evaluation = false}
+  local c = final{model_projection = false}
+  local same, same_point = true, true
+  for i = 1, #a do
+    same = same and a[i] == b[i]
+    same_point = same_point and a[i] == c[i]
+  end
+  wb.check(same, "template_surface: RATTLE with the model's projection = with the separate calls")
+  wb.check(same_point, "template_surface: ... = with the combined call alone")
 end
 
 ---------------------------------------------------------------------------
