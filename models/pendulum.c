@@ -153,7 +153,7 @@ static const wb_holonomic_point_ext holonomic_point = {
     .struct_size = sizeof(wb_holonomic_point_ext),
     .evaluate = point_values,
     .project = project,
-    .project_nq = 2,
+    .project_nq = project_nq,
 };
 
 static const wb_initial_state_ext initial_state = {

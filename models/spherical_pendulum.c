@@ -186,7 +186,7 @@ static const wb_holonomic_point_ext holonomic_point = {
     .struct_size = sizeof(wb_holonomic_point_ext),
     .evaluate = point_values,
     .project = project,
-    .project_nq = 3,
+    .project_nq = project_nq,
 };
 
 static const wb_extension_entry extensions[] = {

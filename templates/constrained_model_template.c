@@ -310,7 +310,7 @@ static const wb_holonomic_point_ext surface_holonomic_point = {
     .struct_size = sizeof(wb_holonomic_point_ext),
     .evaluate = surface_point_values,
     .project = surface_project,
-    .project_nq = 3,
+    .project_nq = surface_project_nq,
 };
 
 static const void *surface_get_extension(const char *id)

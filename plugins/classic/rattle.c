@@ -527,7 +527,8 @@ ONE_CONSTRAINT_INLINE int newton_projected(const rattle *r, int n, double c, dou
         .struct_size = sizeof problem, .nq = n, .drift = drift, .direction = W, .c = c,
         .tol = row_tol, .floor = 64.0 * DBL_EPSILON * scale,
         .max_iter = r->newton_options.max_iter};
-    wb_projection_report report;
+    wb_projection_report report = {.struct_size = sizeof report,
+                                   .outcome = WB_PROJECTION_INVALID};
     double g;
     const int status =
         wb_holonomic_projection(r->model, &problem, lambda, trial, grad1, &g, G1, &report);
@@ -537,6 +538,9 @@ ONE_CONSTRAINT_INLINE int newton_projected(const rattle *r, int n, double c, dou
     stats->jacobian_evals += (uint64_t)report.jacobians;
     stats->linear_solves += (uint64_t)(report.jacobians + divisions);
     stats->newton_iterations += (uint64_t)report.iterations;
+    /* an outcome and a status that disagree (a project() not written by
+     * the macro) fail the step rather than continue from a stale lambda */
+    const int failed = status != WB_OK ? status : WB_ERR_INTERNAL;
     switch (report.outcome) {
     case WB_PROJECTION_CONVERGED:
         if (status == WB_OK)
@@ -544,28 +548,33 @@ ONE_CONSTRAINT_INLINE int newton_projected(const rattle *r, int n, double c, dou
         break;
     case WB_PROJECTION_RESIDUAL_NONFINITE:
         host->error(host, "Newton: non-finite residual after %d iterations", report.iterations);
-        return status;
+        return failed;
     case WB_PROJECTION_NOT_CONVERGED:
         host->error(host, "Newton did not converge in %d iterations (residual %.3e, %.3g times "
                     "the tolerance of its row, tolerance %.3e, relative to the row's terms "
                     "where they are below 1)", report.iterations, report.residual,
                     report.residual / row_tol, tol);
-        return status;
+        return failed;
     case WB_PROJECTION_JACOBIAN_NONFINITE:
         host->error(host, "lu_factor: the 1x1 matrix has a non-finite entry");
-        return status;
+        return failed;
     case WB_PROJECTION_SINGULAR:
         host->error(host, "Newton: the Jacobian (1x1) is singular");
-        return status;
+        return failed;
     case WB_PROJECTION_UPDATE_NONFINITE:
         host->error(host, "lu_solve: the solution is not finite (matrix nearly singular)");
-        return status;
+        return failed;
+    case WB_PROJECTION_INVALID:
+        host->error(host, "rattle: model '%s''s project() refused the problem (nq = %d: its "
+                    "project_nq or WB_HOLONOMIC_PROJECTION's NQ differs, or the structs are "
+                    "too small)", r->model->name, n);
+        return failed;
     default:
         break;
     }
-    host->error(host, "rattle: model '%s''s projection answered %d (outcome %d) for nq = %d",
-                r->model->name, status, report.outcome, n);
-    return status != WB_OK ? status : WB_ERR_INTERNAL;
+    host->error(host, "rattle: model '%s''s project() answered status %d with outcome %d",
+                r->model->name, status, report.outcome);
+    return failed;
 }
 
 /* The host's newton_solve (no step_tol, settle_update or simplified

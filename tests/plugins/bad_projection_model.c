@@ -11,8 +11,10 @@
  *                        and that RATTLE does take the model's iteration.
  *   PROJECTION_OTHER_NQ  project_nq = 3 on nq = 2: the host refuses the
  *                        model when an instance is made.
- *   PROJECTION_TWO_ROWS  the constraint twice (m = 2) with a project():
- *                        refused, project() is for one constraint.
+ *   PROJECTION_TWO_ROWS  a second constraint, x = 0 (m = 2: the pendulum
+ *                        at rest at its bottom), with a project(): not
+ *                        bound (it is for one constraint), the model runs
+ *                        as one without it.
  *
  *   q in R^2, M = I, V = 9.81 y, g(q) = |q|^2 - 1. */
 #include <workbench/workbench.h>
@@ -71,15 +73,17 @@ static void potential_gradient(void *self, const double *q, double *grad)
 static void constraints(void *self, const double *q, double *g)
 {
     (void)self;
-    for (int k = 0; k < ROWS; k++)
-        g[k] = q[0] * q[0] + q[1] * q[1] - 1.0;
+    g[0] = q[0] * q[0] + q[1] * q[1] - 1.0;
+    if (ROWS == 2)
+        g[ROWS - 1] = q[0];
 }
 
 static void jacobian(void *self, const double *q, double *G)
 {
     (void)self;
-    for (int k = 0; k < ROWS; k++)
-        G[2 * k] = 2.0 * q[0], G[2 * k + 1] = 2.0 * q[1];
+    G[0] = 2.0 * q[0], G[1] = 2.0 * q[1];
+    if (ROWS == 2)
+        G[2 * ROWS - 2] = 1.0, G[2 * ROWS - 1] = 0.0;
 }
 
 static void point_values(void *self, const double *q, double *grad, double *g, double *G)
@@ -110,7 +114,7 @@ static void initial(void *self, double *q, double *p)
 {
     (void)self;
     q[0] = 0.0, q[1] = -1.0;
-    p[0] = sqrt(gravity), p[1] = 0.0;
+    p[0] = ROWS == 2 ? 0.0 : sqrt(gravity), p[1] = 0.0;
 }
 
 static const wb_mechanical_ext mechanical = {
@@ -131,7 +135,7 @@ static const wb_holonomic_point_ext holonomic_point = {
     .struct_size = sizeof(wb_holonomic_point_ext),
     .evaluate = point_values,
     .project = project,
-    .project_nq = PROJECT_NQ,
+    .project_nq = project_nq,
 };
 
 static const wb_initial_state_ext initial_state = {

@@ -10,15 +10,20 @@
  *       .struct_size = sizeof(wb_holonomic_point_ext),
  *       .evaluate = point_values,
  *       .project = project,
- *       .project_nq = 2,
+ *       .project_nq = project_nq,
  *   };
  *
  * defines `static int project(...)`: the iteration that model.h specifies
  * (wb_projection_problem), with point_values called directly, so that the
  * compiler inlines it into the loop.  NQ is the model's nq as a constant
  * (the loops then unroll) or 0 for an nq known only at run time; the
- * extension's project_nq must say the same (the host checks it against
- * the instance's nq).  Only for models with one holonomic constraint.
+ * macro's enum constant project_nq (name##_nq) says which, for the
+ * extension (the host checks it against the instance's nq).  For models
+ * with one holonomic constraint (bound only for instances with m = 1).
+ *
+ * Compile the model with -ffp-contract=off (`pkg-config --cflags
+ * workbench-plugin` has it): a fused multiply-add in the model's copy of
+ * the iteration would change the last bits, and check-model says so.
  *
  * The iteration is the contract (method results must not depend on
  * whether a model has project()): change it here and in model.h together,
@@ -32,27 +37,59 @@
 #include <math.h>
 #include <stddef.h>
 
+/* a * b + c stays two roundings, as in the method's own iteration (GCC:
+ * -ffp-contract=off, which the workbench's build flags carry) */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define WB_PROJECTION_INLINE static inline __attribute__((always_inline))
 #else
 #define WB_PROJECTION_INLINE static inline
 #endif
 
+/* The report's members up to `jacobian` (1.7): a caller's struct smaller
+ * than that gets nothing written. */
+#define WB_PROJECTION_REPORT_SIZE_1_7 \
+    (offsetof(wb_projection_report, jacobian) + sizeof(double))
+
+/* Member by member, never the whole struct: the caller's may be older and
+ * smaller than this header's. */
+WB_PROJECTION_INLINE void wb_projection_write_report(wb_projection_report *report, int outcome,
+                                                     int residuals, int iterations,
+                                                     int jacobians, double residual,
+                                                     double jacobian)
+{
+    report->outcome = outcome;
+    report->residuals = residuals;
+    report->iterations = iterations;
+    report->jacobians = jacobians;
+    report->residual = residual;
+    report->jacobian = jacobian;
+}
+
 /* The body of every project(): evaluate is a constant at each use of the
  * macro, so the compiler calls (and inlines) the model's function.  The
  * outputs overlap nothing (model.h), and restrict says so: the compiler
  * keeps the point and its values in registers instead of reading back what
- * it has just stored.  The report is written once, at the end. */
+ * it has just stored.  The report is written once, at the end.  Returns
+ * the status; *evaluated says whether the outputs hold a point. */
 WB_PROJECTION_INLINE int wb_projection_newton(
     void *self, const wb_projection_problem *pr, double *lambda, double *restrict q,
     double *restrict grad_V, double *restrict g, double *restrict G,
     wb_projection_report *report, int nq_constant,
-    void (*evaluate)(void *self, const double *q, double *grad_V, double *g, double *G))
+    void (*evaluate)(void *self, const double *q, double *grad_V, double *g, double *G),
+    int *evaluated)
 {
-    *report = (wb_projection_report){.outcome = WB_PROJECTION_INVALID};
-    if (!pr || pr->struct_size < offsetof(wb_projection_problem, max_iter) + sizeof(int) ||
-        pr->nq < 1 || (nq_constant > 0 && pr->nq != nq_constant))
+    *evaluated = 0;
+    if (!report || report->struct_size < WB_PROJECTION_REPORT_SIZE_1_7)
         return WB_ERR_INVALID;
+    if (!pr || pr->struct_size < offsetof(wb_projection_problem, max_iter) + sizeof(int) ||
+        pr->nq < 1 || (nq_constant > 0 && pr->nq != nq_constant)) {
+        wb_projection_write_report(report, WB_PROJECTION_INVALID, 0, 0, 0, 0.0, 0.0);
+        return WB_ERR_INVALID;
+    }
     const int nq = nq_constant > 0 ? nq_constant : pr->nq;
     const double *restrict drift = pr->drift, *restrict direction = pr->direction;
     const double c = pr->c, tol = pr->tol, floor_bound = pr->floor;
@@ -96,10 +133,8 @@ WB_PROJECTION_INLINE int wb_projection_newton(
         before = size;
     }
     /* evaluation k was the last: k updates of lambda before it */
-    *report = (wb_projection_report){.outcome = outcome, .residuals = k + 1,
-                                     .iterations = k,
-                                     .jacobians = jacobians, .residual = size,
-                                     .jacobian = J};
+    wb_projection_write_report(report, outcome, k + 1, k, jacobians, size, J);
+    *evaluated = 1;
     if (status == WB_OK)
         *lambda = x;
     return status;
@@ -116,25 +151,28 @@ WB_PROJECTION_INLINE void wb_projection_copy_out(int nq, const double *q_, const
 }
 
 /* static int name(self, problem, lambda, q, grad_V, g, G, report) for the
- * model function evaluate and nq = NQ (0: the problem's nq).  With NQ > 0
+ * model function evaluate and nq = NQ (0: the problem's nq), and the
+ * constant name##_nq = NQ for the extension's project_nq.  With NQ > 0
  * the iteration works on arrays of its own (no pointer of the caller's can
  * reach them, so they live in registers) and copies them out at the end. */
 #define WB_HOLONOMIC_PROJECTION(name, evaluate, NQ)                                             \
+    enum { name##_nq = (NQ) };                                                                 \
     static int name(void *self, const wb_projection_problem *problem, double *lambda,         \
                     double *q, double *grad_V, double *g, double *G,                          \
                     wb_projection_report *report)                                             \
     {                                                                                          \
         enum { wb_nq_ = (NQ) > 0 ? (NQ) : 1 };                                                 \
+        int evaluated;                                                                         \
         if ((NQ) > 0) {                                                                        \
             double q_[wb_nq_], grad_[wb_nq_], g_[1], G_[wb_nq_];                               \
             const int status = wb_projection_newton(self, problem, lambda, q_, grad_, g_, G_,  \
-                                                    report, (NQ), evaluate);                   \
-            if (report->outcome != WB_PROJECTION_INVALID)                                      \
+                                                    report, (NQ), evaluate, &evaluated);       \
+            if (evaluated)                                                                     \
                 wb_projection_copy_out(wb_nq_, q_, grad_, g_, G_, q, grad_V, g, G);            \
             return status;                                                                     \
         }                                                                                      \
         return wb_projection_newton(self, problem, lambda, q, grad_V, g, G, report, 0,        \
-                                    evaluate);                                                 \
+                                    evaluate, &evaluated);                                     \
     }
 
 #endif

@@ -407,7 +407,10 @@ typedef struct wb_holonomic_point_ext {
      * Newton's iteration for the one multiplier of a position step, run
      * by the model on its own evaluate(): see wb_projection_problem below.
      * Written by WB_HOLONOMIC_PROJECTION (workbench/holonomic_projection.h),
-     * never by hand.  project_nq is the nq it was compiled for (0: any). */
+     * never by hand.  project_nq is the nq it was compiled for (0: any;
+     * the macro's name##_nq says it).  Bound only beside evaluate() and
+     * for an instance with one constraint (m = 1); a project_nq other than
+     * 0 and the instance's nq is refused when the model is created. */
     int (*project)(void *self, const wb_projection_problem *problem, double *lambda,
                    double *q, double *grad_V, double *g, double *G,
                    wb_projection_report *report);
@@ -427,7 +430,10 @@ typedef struct wb_holonomic_point_ext {
  * memory into code the method's compiler cannot see: bench_rattle_abi,
  * "static + view").  The iteration is the host's newton_solve for one
  * unknown, operation for operation, so a method gets the same numbers to
- * the last bit with or without it:
+ * the last bit with or without it, provided neither side lets the compiler
+ * contract a * b + c into a fused multiply-add (-ffp-contract=off: the
+ * workbench's builds and `pkg-config --cflags workbench-plugin` set it;
+ * check-model compares bit for bit and says so):
  *
  *   for k = 0, 1, ...:
  *     q = drift + (c lambda) direction          (a = c * lambda, then
@@ -447,7 +453,9 @@ typedef struct wb_holonomic_point_ext {
  * evaluated and its values; *lambda is the solution when converged and is
  * left unchanged otherwise.  The counts in the report let the method keep
  * its statistics.  Caller-owned arrays: drift, direction, q, grad_V, G of
- * nq values, g of one; q, grad_V, g and G overlap nothing. */
+ * nq values, g of one; q, grad_V, g and G overlap nothing.  The caller
+ * sets both structs' struct_size; the model writes no report member
+ * beyond it. */
 struct wb_projection_problem {
     uint32_t struct_size;
     int nq;                  /* the model's nq */
@@ -470,6 +478,7 @@ enum {
 };
 
 struct wb_projection_report {
+    uint32_t struct_size; /* the caller's sizeof(wb_projection_report) */
     int outcome;     /* WB_PROJECTION_* */
     int residuals;   /* evaluate() calls */
     int iterations;  /* updates of lambda */

@@ -221,8 +221,10 @@ typedef struct wb_model {
     /* wb.holonomic_point/1's project(): the one-constraint Newton iteration
      * of a position step run by the model on its own evaluate() (model.h,
      * wb_projection_problem).  Bound, with WB_CAP_HOLONOMIC_PROJECTION,
-     * only when the model provides it, has one holonomic constraint and was
-     * compiled for this nq; else NULL.  Test wb_has_holonomic_projection(). */
+     * only when the model provides it and the instance has one holonomic
+     * constraint; else NULL (a project_nq other than 0 and the instance's
+     * nq is refused when the model is created).  Test
+     * wb_has_holonomic_projection(). */
     WB_BOUND(int, holonomic_projection, const wb_projection_problem *problem, double *lambda,
              double *q, double *grad_V, double *g, double *G, wb_projection_report *report);
 } wb_model;

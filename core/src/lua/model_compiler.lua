@@ -589,8 +589,8 @@ static const wb_holonomic_point_ext holonomic_point_ext = {
     .struct_size = sizeof(wb_holonomic_point_ext),
     .evaluate = point_values,
     .project = %s,
-    .project_nq = %d,
-};]], m == 1 and "project" or "NULL", m == 1 and n or 0)
+    .project_nq = %s,
+};]], m == 1 and "project" or "NULL", m == 1 and "project_nq" or "0")
   end
   if code.n_invariants > 0 then
     ext[#ext + 1] = "    {WB_EXT_INVARIANTS, &invariants_ext},"

@@ -274,8 +274,10 @@ static int bind_holonomic(model_instance *mi)
         v->holonomic_point.fn = point->evaluate;
         v->holonomic_point.ctx = mi->self;
         v->capabilities |= WB_CAP_HOLONOMIC_POINT;
-        /* the projection iterates on evaluate(): only beside it */
-        if (WB_HAS_FIELD(point, wb_holonomic_point_ext, project_nq) && point->project) {
+        /* the projection iterates on evaluate(): only beside it, and for
+         * one constraint (check_projection) */
+        if (WB_HAS_FIELD(point, wb_holonomic_point_ext, project_nq) && point->project &&
+            mi->info.n_holonomic == 1) {
             v->holonomic_projection.fn = point->project;
             v->holonomic_projection.ctx = mi->self;
             v->capabilities |= WB_CAP_HOLONOMIC_PROJECTION;
@@ -437,6 +439,31 @@ static int has_projection(const model_extensions *e)
                                               project_nq) && e->holonomic_point->project;
 }
 
+/* project() iterates on evaluate() at the nq it was compiled for (0: any);
+ * it is for one constraint, and with another m it is simply not bound (a
+ * model whose m depends on its parameters keeps it where m = 1). */
+static int check_projection(const model_instance *mi)
+{
+    const model_extensions *e = &mi->ext;
+    if (!has_projection(e))
+        return 0;
+    const wb_holonomic_point_ext *point = e->holonomic_point;
+    const char *name = mi->plugin->entry->name;
+    if (!point->evaluate) {
+        host_error("model '%s': " WB_EXT_HOLONOMIC_POINT " has project() but no evaluate(), "
+                   "the function it iterates on", name);
+        return -1;
+    }
+    if (point->project_nq < 0 || (point->project_nq != 0 && point->project_nq != mi->info.nq)) {
+        host_error("model '%s': " WB_EXT_HOLONOMIC_POINT "'s project() was compiled for nq = "
+                   "%d (project_nq), the instance has nq = %d: give WB_HOLONOMIC_PROJECTION "
+                   "the model's nq, or 0 for any, and set project_nq to its name_nq", name,
+                   point->project_nq, mi->info.nq);
+        return -1;
+    }
+    return 0;
+}
+
 static int check_vector_combination(const model_instance *mi)
 {
     const model_extensions *e = &mi->ext;
@@ -453,14 +480,6 @@ static int check_vector_combination(const model_instance *mi)
         {e->holonomic_point && !e->holonomic,
          WB_EXT_HOLONOMIC_POINT " evaluates grad V, g and G together: it needs "
          WB_EXT_HOLONOMIC " (and " WB_EXT_MECHANICAL ")"},
-        {has_projection(e) && mi->info.n_holonomic != 1,
-         WB_EXT_HOLONOMIC_POINT "'s project() is for one holonomic constraint (m = 1)"},
-        {has_projection(e) && e->holonomic_point->project_nq < 0,
-         WB_EXT_HOLONOMIC_POINT "'s project_nq is negative"},
-        {has_projection(e) && e->holonomic_point->project_nq != 0 &&
-             e->holonomic_point->project_nq != mi->info.nq,
-         WB_EXT_HOLONOMIC_POINT "'s project() was compiled for another nq (project_nq): "
-         "WB_HOLONOMIC_PROJECTION's NQ and project_nq must be the model's nq, or 0"},
         {mi->info.n_nonholonomic > 0 && !e->mechanical,
          "nonholonomic constraints Phi(q, v) need " WB_EXT_MECHANICAL
          " (the velocity is M^-1 p)"},
@@ -468,7 +487,7 @@ static int check_vector_combination(const model_instance *mi)
                          " with " WB_EXT_LIE_HAMILTONIAN " or " WB_EXT_LIE_LAGRANGIAN
                          ": nothing to integrate"},
     };
-    return refuse_first(mi, rules, sizeof rules / sizeof rules[0]);
+    return refuse_first(mi, rules, sizeof rules / sizeof rules[0]) ? -1 : check_projection(mi);
 }
 
 static int check_info(model_instance *mi)
