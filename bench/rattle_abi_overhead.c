@@ -382,21 +382,23 @@ static inline double pendulum_constraint(const static_problem *pb, const double 
 }
 
 /* The end of the step once lambda is known: p_{1/2}, the FSAL values at
- * q1, the velocity multiplier mu (1x1 solve) and p1.  host_solve = 1 solves
- * for mu with the host's dense_solve (LAPACK) as the plugin does, 0 with a
- * division (which is what LAPACK computes for 1x1).  Returns 0, or -1 when
- * the solve is singular or not finite (the plugin's failures). */
-static inline int finish_step(const static_problem *pb, double h, const double p0[2],
-                              double lambda, const double q1[2], double grad0[2],
-                              double G0[2], double p1[2], double *mu_out, int host_solve)
+ * q1 (grad1, G1: they replace grad0, G0), the velocity multiplier mu (1x1
+ * solve) and p1.  host_solve = 1 solves for mu with the host's dense_solve
+ * (LAPACK) as the plugin does, 0 with a division (which is what LAPACK
+ * computes for 1x1).  Returns 0, or -1 when the solve is singular or not
+ * finite (the plugin's failures). */
+static inline int finish_step_at(const static_problem *pb, double h, const double p0[2],
+                                 double lambda, const double grad1[2], const double G1[2],
+                                 double grad0[2], double G0[2], double p1[2], double *mu_out,
+                                 int host_solve)
 {
     double half[2], tmp[2], GW[2];
     for (int i = 0; i < 2; i++)
         half[i] = p0[i] - 0.5 * h * grad0[i];
     for (int i = 0; i < 2; i++)
         half[i] += -0.5 * h * lambda * G0[i];
-    grad0[0] = 0.0, grad0[1] = pb->mass * pb->gravity;
-    G0[0] = 2.0 * q1[0], G0[1] = 2.0 * q1[1];
+    grad0[0] = grad1[0], grad0[1] = grad1[1];
+    G0[0] = G1[0], G0[1] = G1[1];
     for (int i = 0; i < 2; i++)
         half[i] += -0.5 * h * grad0[i];
     tmp[0] = pb->inverse_mass * half[0], tmp[1] = pb->inverse_mass * half[1];
@@ -418,6 +420,16 @@ static inline int finish_step(const static_problem *pb, double h, const double p
         p1[i] = half[i] + -0.5 * h * mu * G0[i];
     *mu_out = mu;
     return 0;
+}
+
+/* finish_step_at with the pendulum's values at q1 written inline. */
+static inline int finish_step(const static_problem *pb, double h, const double p0[2],
+                              double lambda, const double q1[2], double grad0[2],
+                              double G0[2], double p1[2], double *mu_out, int host_solve)
+{
+    const double grad1[2] = {0.0, pb->mass * pb->gravity};
+    const double G1[2] = {2.0 * q1[0], 2.0 * q1[1]};
+    return finish_step_at(pb, h, p0, lambda, grad1, G1, grad0, G0, p1, mu_out, host_solve);
 }
 
 /* Newton for g(q1(lambda)) = 0 exactly as the host's newton_solve runs it
@@ -530,29 +542,10 @@ static int run_static_view(const static_problem *pb, const wb_model *view, long 
     uint64_t iterations = 0;
     for (long long n = 0; n < steps; n++) {
         const step_start s = start_of_step(pb, h, q, p, grad0, G0);
-        double q1[2], p1[2], G1[2], grad1[2], half[2], tmp[2];
-        if (scalar_newton_view(view, pb, &s, c, &lambda, q1, G1, grad1, &iterations) != 0) {
-            fprintf(stderr, "static step %lld failed\n", n + 1);
-            return -1;
-        }
-        for (int i = 0; i < 2; i++)
-            half[i] = p[i] - 0.5 * h * grad0[i];
-        for (int i = 0; i < 2; i++)
-            half[i] += -0.5 * h * lambda * G0[i];
-        grad0[0] = grad1[0], grad0[1] = grad1[1], G0[0] = G1[0], G0[1] = G1[1];
-        for (int i = 0; i < 2; i++)
-            half[i] += -0.5 * h * grad0[i];
-        tmp[0] = pb->inverse_mass * half[0], tmp[1] = pb->inverse_mass * half[1];
-        mu = (2.0 / h) * dot2(G0, tmp);
-        const double GW[2] = {pb->inverse_mass * G0[0], pb->inverse_mass * G0[1]};
-        const double S = dot2(G0, GW);
-        if (!isfinite(S) || S == 0.0 || !isfinite(mu = mu / S)) {
-            fprintf(stderr, "static step %lld failed\n", n + 1);
-            return -1;
-        }
-        for (int i = 0; i < 2; i++)
-            p1[i] = half[i] + -0.5 * h * mu * G0[i];
-        if (!state_is_finite(q1, p1)) {
+        double q1[2], p1[2], G1[2], grad1[2];
+        if (scalar_newton_view(view, pb, &s, c, &lambda, q1, G1, grad1, &iterations) != 0 ||
+            finish_step_at(pb, h, p, lambda, grad1, G1, grad0, G0, p1, &mu, 0) != 0 ||
+            !state_is_finite(q1, p1)) {
             fprintf(stderr, "static step %lld failed\n", n + 1);
             return -1;
         }
