@@ -178,8 +178,11 @@ static int rk4_field(rk4 *r, const double *q, const double *p, double *dq, doubl
     for (int i = 0; i < n; i++)
         dp[i] = -dp[i] - r->tmp[i];
     stats->function_evals++;
+    /* the host's consistent multipliers evaluate grad V once more each
+     * (model_view.h): counted, function_evals being what the model was asked */
     if (r->m > 0) {
         int status = wb_index1_multiplier(r->model, q, p, r->lambda);
+        stats->function_evals++;
         if (status != WB_OK)
             return status;
         wb_constraint_jacobian(r->model, q, r->G);
@@ -188,6 +191,7 @@ static int rk4_field(rk4 *r, const double *q, const double *p, double *dq, doubl
     }
     if (r->k_nh > 0) {
         int status = wb_nh_multiplier(r->model, q, p, r->lambda);
+        stats->function_evals++;
         if (status != WB_OK)
             return status;
         wb_nh_jacobian_v(r->model, q, dq, r->G);

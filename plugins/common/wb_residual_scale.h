@@ -27,11 +27,15 @@ static inline double wb_scale_max_abs(int n, const double *x)
 }
 
 /* Momentum balances p1 - p0 + h F: |p0| + h |grad V(q0)| (max norms);
- * `work` holds nq doubles. */
+ * `work` holds nq doubles.  The gradient is a force evaluation like any
+ * other: counted in stats (when given), so that function_evals is what
+ * the model was asked. */
 static inline double wb_momentum_scale(const wb_model *m, const double *q0, const double *p0,
-                                       double h, double *work)
+                                       double h, double *work, wb_step_stats *stats)
 {
     wb_potential_gradient(m, q0, work);
+    if (stats)
+        stats->function_evals++;
     return wb_scale_or_one(wb_scale_max_abs(m->nv, p0) + fabs(h) * wb_scale_max_abs(m->nq, work));
 }
 

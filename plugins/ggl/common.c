@@ -546,7 +546,7 @@ static int solve_by_continuation(ggl *g, double h, const double *start, wb_step_
 static void row_scales(ggl *g, double h, const double *q0, const double *p0)
 {
     const int n = g->n, m = g->m;
-    double momentum = wb_momentum_scale(g->model, q0, p0, h, g->t1);
+    double momentum = wb_momentum_scale(g->model, q0, p0, h, g->t1, g->stats);
     ggl_inverse_mass_times(g, p0, g->t1);
     double position = wb_scale_or_one(wb_scale_max_abs(n, q0) + fabs(h) * wb_scale_max_abs(n, g->t1));
     double minv = 0.0;

@@ -171,6 +171,7 @@ static void destroy(void *inst)
     if (k->newton)
         k->host->newton_destroy(k->host, k->newton);
     free(k->extrapolation);
+    free(k->first_grad);
     spark_free_sparse(k);
     free(k->x);
     free(k);
@@ -294,6 +295,15 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
         host->error(host, "spark: out of memory");
         return WB_ERR_NOMEM;
     }
+    const size_t first_G = sparse ? (size_t)k->sp.G->nnz : (size_t)k->m * k->n;
+    k->first_grad = calloc(2 * (size_t)k->n + first_G, sizeof(double));
+    if (!k->first_grad) {
+        destroy(k);
+        host->error(host, "spark: out of memory");
+        return WB_ERR_NOMEM;
+    }
+    k->first_q = k->first_grad + k->n;
+    k->first_G = k->first_q + k->n;
     k->force_extrapolation = k->extrapolation + (size_t)s * s;
     k->forces = k->force_extrapolation + (size_t)s * s;
     k->last = k->forces + (size_t)s * k->n;
@@ -323,6 +333,7 @@ static int reset(void *inst, double t, const double *q, const double *p)
     (void)t;
     k->history_valid = 0;
     k->kept_valid = 0, k->reform = 0;
+    k->first_valid = 0;
     double *L = spark_stage_L(k, k->x, 0);
     if (wb_index1_multiplier(k->model, q, p, L) != WB_OK)
         for (int c = 0; c < k->m; c++)
@@ -343,6 +354,7 @@ static int start(void *inst, double t, double h, const double *q, const double *
     const int n = k->n, m = k->m, s = k->s;
     const double *stages = carried + m, *valid = stages + 2 * (size_t)s * n;
     const double *point = valid + 1, *state = point + (2 * (size_t)s + 2) * n;
+    k->first_valid = 0;
     for (int i = 0; i < s; i++)
         vec_copy(m, carried, spark_stage_L(k, k->x, i));
     /* the kept factors are formed again at their point before they are used */
@@ -395,13 +407,18 @@ static int first_guess(spark *k, double h, const double *q0, const double *p0, i
  * |G(q0)|^T |L| and, G being made of coordinates (their differences for a
  * chain, whose tensions grow with N), |T(q0; L)| |q0|; g(Q_i) / h from
  * G(q0) |q0| / h,
- * and G(q1) M^-1 p1 from G(q0) |M^-1| times the momentum size.  (k->B,
- * k->sp.Bv and k->v are free until the Newton solve.) */
+ * and G(q1) M^-1 p1 from G(q0) |M^-1| times the momentum size.  grad V(q0)
+ * and G(q0) are stage 1's (spark_first_stage: evaluated once for the step);
+ * k->sp.Tv and k->v are free until the Newton solve. */
 static void row_scales(spark *k, double h, const double *q0, const double *p0)
 {
     const int n = k->n, m = k->m, s = k->s;
     const double *L = spark_stage_L(k, k->x, s - 1);
-    double momentum = wb_momentum_scale(k->model, q0, p0, h, k->v);
+    k->stats->function_evals += (uint64_t)spark_first_stage(k, q0);
+    const double *G0 = k->first_G;
+    /* wb_momentum_scale's expression, on the cached gradient */
+    double momentum = wb_scale_or_one(wb_scale_max_abs(n, p0) +
+                                      fabs(h) * wb_scale_max_abs(n, k->first_grad));
     double *rows = k->scale + (size_t)k->blocks * n, *hidden = rows + (size_t)(s - 1) * m;
     double minv = 0.0; /* |M^-1| in the max norm */
     double *force = k->v;
@@ -411,20 +428,18 @@ static void row_scales(spark *k, double h, const double *q0, const double *p0)
     const spark_sparse *sp = &k->sp;
     if (sp->ext) {
         const wb_sparse_pattern *G = sp->G, *T = sp->T;
-        sp->ext->jacobian_values(sp->self, q0, sp->Bv);
         for (int c = 0; c < m; c++)
             for (int e = G->row_start[c]; e < G->row_start[c + 1]; e++)
-                force[G->columns[e]] += fabs(sp->Bv[e] * L[c]);
+                force[G->columns[e]] += fabs(G0[e] * L[c]);
         sp->ext->hessian_contract_values(sp->self, q0, L, sp->Tv);
         for (int i = 0; i < n; i++)
             for (int e = T->row_start[i]; e < T->row_start[i + 1]; e++)
                 force[i] += fabs(sp->Tv[e]) * q_size;
         minv = wb_scale_max_abs(n, sp->inverse_mass) * n;
     } else {
-        wb_constraint_jacobian(k->model, q0, k->B);
         for (int c = 0; c < m; c++)
             for (int i = 0; i < n; i++)
-                force[i] += fabs(k->B[(size_t)c * n + i] * L[c]);
+                force[i] += fabs(G0[(size_t)c * n + i] * L[c]);
         wb_constraint_hessian_contract(k->model, q0, L, k->T);
         for (int i = 0; i < n; i++)
             for (int j = 0; j < n; j++)
@@ -436,11 +451,11 @@ static void row_scales(spark *k, double h, const double *q0, const double *p0)
     for (int r = 0; r < k->blocks * n; r++)
         k->scale[r] = momentum;
     if (sp->ext) {
-        wb_sparse_row_scales(sp->G, sp->Bv, q_size, fabs(h), rows);
-        wb_sparse_row_scales(sp->G, sp->Bv, minv * momentum, 1.0, hidden);
+        wb_sparse_row_scales(sp->G, G0, q_size, fabs(h), rows);
+        wb_sparse_row_scales(sp->G, G0, minv * momentum, 1.0, hidden);
     } else {
-        wb_constraint_row_scales(m, n, k->B, q_size, fabs(h), rows);
-        wb_constraint_row_scales(m, n, k->B, minv * momentum, 1.0, hidden);
+        wb_constraint_row_scales(m, n, G0, q_size, fabs(h), rows);
+        wb_constraint_row_scales(m, n, G0, minv * momentum, 1.0, hidden);
     }
     for (int i = 2; i < s; i++)
         vec_copy(m, rows, rows + (size_t)(i - 1) * m);

@@ -122,6 +122,14 @@ struct spark {
     int kept_valid;         /* the workspace holds that Jacobian's factors      */
     int reform;             /* a resumed run: its first Jacobian is the one at
                                `kept`, not at the iterate                     */
+    /* Q_1 = q0 (IIIA's first row is zero): grad V and G there do not change
+     * from residual to residual of a step; evaluated once for the q0 they
+     * belong to (compared bit for bit: Jacobians kept across steps switch
+     * q0), and copied into stage 1's F and G */
+    double *first_grad;     /* grad V(first_q), n                              */
+    double *first_G;        /* G(first_q): m x n, or G's nnz values (sparse)    */
+    double *first_q;        /* n                                               */
+    int first_valid;
 };
 
 /* ---- layout and shared pieces (spark_system.c) ----------------------------------- */
@@ -153,6 +161,11 @@ int spark_jacobian(void *user, const double *x, double *J);
 
 /* The sparse path's patterns and workspace (the form's blocks included). */
 int spark_create_sparse(spark *k);
+/* grad V(q) and G(q) into first_grad and first_G unless they hold them
+ * already (Q_1 = q0 is every residual's stage 1, and the row scales'
+ * point).  Returns the model evaluations made (0 or 1). */
+int spark_first_stage(spark *k, const double *q);
+
 void spark_free_sparse(spark *k);
 
 /* Sparse: K_j = Hess V(Q_j) + T(Q_j; L_j) times diag(scale) (NULL: none)

@@ -9,25 +9,59 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* grad V(Q) into F and G(Q) into G (dense rows or G's values). */
+static void point_values(const spark *k, const double *Q, double *F, double *G)
+{
+    wb_potential_gradient(k->model, Q, F);
+    if (k->sp.ext)
+        k->sp.ext->jacobian_values(k->sp.self, Q, G);
+    else
+        wb_constraint_jacobian(k->model, Q, G);
+}
+
+int spark_first_stage(spark *k, const double *q)
+{
+    const size_t bytes = (size_t)k->n * sizeof(double);
+    if (k->first_valid && memcmp(k->first_q, q, bytes) == 0)
+        return 0;
+    point_values(k, q, k->first_grad, k->first_G);
+    memcpy(k->first_q, q, bytes);
+    k->first_valid = 1;
+    return 1;
+}
+
+/* Stage 1's F and G, Q_1 = q0, from the cache.  Returns the model
+ * evaluations made (0 or 1). */
+static int first_stage_values(spark *k, double *F, double *G)
+{
+    const size_t G_size = k->sp.ext ? (size_t)k->sp.G->nnz : (size_t)k->m * k->n;
+    const int evaluated = spark_first_stage(k, k->Q);
+    memcpy(F, k->first_grad, (size_t)k->n * sizeof(double));
+    memcpy(G, k->first_G, G_size * sizeof(double));
+    return evaluated;
+}
+
 /* F_j = grad V(Q_j) + G(Q_j)^T L_j and G(Q_j) for all stages, and p1. */
 static void forces(spark *k, const double *x)
 {
     const int n = k->n, m = k->m, s = k->s;
+    int evaluations = s - 1;
     for (int j = 0; j < s; j++) {
         const double *Qj = k->Q + (size_t)j * n;
         double *Fj = k->F + (size_t)j * n, *Gj = spark_stage_G(k, j);
-        wb_potential_gradient(k->model, Qj, Fj);
+        if (j == 0)
+            evaluations += first_stage_values(k, Fj, Gj);
+        else
+            point_values(k, Qj, Fj, Gj);
         const double *L = spark_stage_L(k, (double *)x, j);
         if (k->sp.ext) {
-            k->sp.ext->jacobian_values(k->sp.self, Qj, Gj);
             wb_csr_t_vec_add(k->sp.G, Gj, 1.0, L, Fj);
             continue;
         }
-        wb_constraint_jacobian(k->model, Qj, Gj);
         for (int c = 0; c < m; c++)
             vec_axpy(n, L[c], Gj + (size_t)c * n, Fj);
     }
-    k->stats->function_evals += (uint64_t)s;
+    k->stats->function_evals += (uint64_t)evaluations;
     vec_copy(n, k->p0, k->p1);
     for (int j = 0; j < s; j++)
         vec_axpy(n, -k->h * k->b[j], k->F + (size_t)j * n, k->p1);

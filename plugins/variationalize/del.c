@@ -706,7 +706,7 @@ void vz_del_residual_scales(vz_del *del, double h, const double *q1, const doubl
     const int n = del->n, m = del->m, dim = del->dim;
     double *s = del->residual_scale, *grad = del->vtmp, *accel = del->vtmp + n;
     /* dS+ and dS- (each |p| + h |grad V|), lhat+ J+ and muhat J- (each |mu|) */
-    double momentum = 2.0 * wb_momentum_scale(del->model, q1, del->mu, h, grad) +
+    double momentum = 2.0 * wb_momentum_scale(del->model, q1, del->mu, h, grad, del->stats) +
                       2.0 * wb_scale_max_abs(n, del->mu);
     mat_vec(n, n, del->field.Minv, grad, accel);
     const double velocity = wb_scale_max_abs(n, v1) + fabs(h) * wb_scale_max_abs(n, accel);
