@@ -10,7 +10,8 @@
 -- (one evaluation per step) is cheapest at low accuracy, but would need
 -- more evaluations than SPARK 3 for SPARK 3's best error (RATTLE's cost
 -- extrapolated along its h^2 line).  EM counts every evaluation of grad V
--- or of its discrete gradient, in residuals and Jacobians (9 a step here).
+-- or of its discrete gradient, in residuals and Jacobians, and the one of
+-- its row scales (10 a step here; 9 before that one was counted).
 --
 --   workbench scripts/bench/spherical_pendulum.lua           (a few seconds)
 --   workbench scripts/bench/spherical_pendulum.lua --quick   (the test suite's run)
