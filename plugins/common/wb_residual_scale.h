@@ -26,17 +26,24 @@ static inline double wb_scale_max_abs(int n, const double *x)
     return m;
 }
 
-/* Momentum balances p1 - p0 + h F: |p0| + h |grad V(q0)| (max norms);
- * `work` holds nq doubles.  The gradient is a force evaluation like any
- * other: counted in stats (when given), so that function_evals is what
- * the model was asked. */
+/* Momentum balances p1 - p0 + h F: |p0| + h |grad V(q0)| (max norms), for
+ * a gradient at hand. */
+static inline double wb_momentum_scale_of(const wb_model *m, const double *p0, double h,
+                                          const double *grad)
+{
+    return wb_scale_or_one(wb_scale_max_abs(m->nv, p0) + fabs(h) * wb_scale_max_abs(m->nq, grad));
+}
+
+/* The same, evaluating grad V(q0) into `work` (nq doubles).  The gradient
+ * is a force evaluation like any other: counted in stats (when given), so
+ * that function_evals is what the model was asked. */
 static inline double wb_momentum_scale(const wb_model *m, const double *q0, const double *p0,
                                        double h, double *work, wb_step_stats *stats)
 {
     wb_potential_gradient(m, q0, work);
     if (stats)
         stats->function_evals++;
-    return wb_scale_or_one(wb_scale_max_abs(m->nv, p0) + fabs(h) * wb_scale_max_abs(m->nq, work));
+    return wb_momentum_scale_of(m, p0, h, work);
 }
 
 /* Rows G_k(q) . y of a constraint Jacobian G (m x n, row-major) applied to

@@ -295,8 +295,8 @@ static int create(const wb_host *host, const wb_model *model, const wb_option_va
         host->error(host, "spark: out of memory");
         return WB_ERR_NOMEM;
     }
-    const size_t first_G = sparse ? (size_t)k->sp.G->nnz : (size_t)k->m * k->n;
-    k->first_grad = calloc(2 * (size_t)k->n + first_G, sizeof(double));
+    k->first_G_size = sparse ? (size_t)k->sp.G->nnz : (size_t)k->m * k->n;
+    k->first_grad = calloc(2 * (size_t)k->n + k->first_G_size, sizeof(double));
     if (!k->first_grad) {
         destroy(k);
         host->error(host, "spark: out of memory");
@@ -416,9 +416,7 @@ static void row_scales(spark *k, double h, const double *q0, const double *p0)
     const double *L = spark_stage_L(k, k->x, s - 1);
     k->stats->function_evals += (uint64_t)spark_first_stage(k, q0);
     const double *G0 = k->first_G;
-    /* wb_momentum_scale's expression, on the cached gradient */
-    double momentum = wb_scale_or_one(wb_scale_max_abs(n, p0) +
-                                      fabs(h) * wb_scale_max_abs(n, k->first_grad));
+    double momentum = wb_momentum_scale_of(k->model, p0, h, k->first_grad);
     double *rows = k->scale + (size_t)k->blocks * n, *hidden = rows + (size_t)(s - 1) * m;
     double minv = 0.0; /* |M^-1| in the max norm */
     double *force = k->v;

@@ -128,6 +128,7 @@ struct spark {
      * q0), and copied into stage 1's F and G */
     double *first_grad;     /* grad V(first_q), n                              */
     double *first_G;        /* G(first_q): m x n, or G's nnz values (sparse)    */
+    size_t first_G_size;    /* its doubles                                     */
     double *first_q;        /* n                                               */
     int first_valid;
 };
@@ -138,6 +139,11 @@ static inline double *spark_stage_L(const spark *k, double *x, int i)
 {
     return x + (size_t)k->blocks * k->n + (size_t)i * k->m;
 }
+
+/* grad V(q) and G(q) into first_grad and first_G unless they hold them
+ * already (Q_1 = q0 is every residual's stage 1, and the row scales'
+ * point).  Returns the model evaluations made (0 or 1). */
+int spark_first_stage(spark *k, const double *q);
 
 /* G(Q_j): m x n rows, or its values in G's pattern (sparse). */
 static inline double *spark_stage_G(const spark *k, int j)
@@ -161,11 +167,6 @@ int spark_jacobian(void *user, const double *x, double *J);
 
 /* The sparse path's patterns and workspace (the form's blocks included). */
 int spark_create_sparse(spark *k);
-/* grad V(q) and G(q) into first_grad and first_G unless they hold them
- * already (Q_1 = q0 is every residual's stage 1, and the row scales'
- * point).  Returns the model evaluations made (0 or 1). */
-int spark_first_stage(spark *k, const double *q);
-
 void spark_free_sparse(spark *k);
 
 /* Sparse: K_j = Hess V(Q_j) + T(Q_j; L_j) times diag(scale) (NULL: none)

@@ -34,10 +34,9 @@ int spark_first_stage(spark *k, const double *q)
  * evaluations made (0 or 1). */
 static int first_stage_values(spark *k, double *F, double *G)
 {
-    const size_t G_size = k->sp.ext ? (size_t)k->sp.G->nnz : (size_t)k->m * k->n;
     const int evaluated = spark_first_stage(k, k->Q);
     memcpy(F, k->first_grad, (size_t)k->n * sizeof(double));
-    memcpy(G, k->first_G, G_size * sizeof(double));
+    memcpy(G, k->first_G, k->first_G_size * sizeof(double));
     return evaluated;
 }
 

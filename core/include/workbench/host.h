@@ -36,10 +36,13 @@ typedef struct wb_step_stats {
     uint64_t jacobian_evals;     /* Jacobian evaluations (analytic or FD)   */
     uint64_t linear_solves;      /* factorisations + back-substitutions     */
     uint64_t function_evals;     /* model right-hand-side evaluations: the
-                                    force, grad V (or a Lie-group field),
-                                    each time the model computes it for the
-                                    step, the host's consistent multipliers
-                                    included (tests/plugins/counting.lua)   */
+                                    force grad V (or a Lie-group field) each
+                                    time a step has the model compute it, on
+                                    a vector space the host's consistent
+                                    multipliers included (one each; a Lie
+                                    group's, by differences, are not
+                                    counted), not start()'s or reset()'s
+                                    (tests/plugins/counting.lua)            */
     /* 1.2: how implicit stages were solved, steps counted once each (a
      * method with a choice of iteration adds to one of them per step; test
      * WB_HAS_FIELD before writing) */
