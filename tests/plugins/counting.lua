@@ -2,8 +2,8 @@
 -- (a spherical pendulum that counts its potential-gradient calls and
 -- reports the count as an "invariant"), every method that applies reports
 -- exactly the gradient evaluations the run made, its own and the host's on
--- its behalf (rk4's consistent multipliers).  (Not covered: the Lie-group
--- and nonholonomic families, whose models this one is not.)  Before this test SPARK left
+-- its behalf (rk4's consistent multipliers), and the same on a
+-- nonholonomic particle.  (Not covered: the Lie-group families.)  Before this test SPARK left
 -- out the one its row scales make each step (2978 reported of 3178, s = 2)
 -- and evaluated stage 1 (Q_1 = q0) again in every residual; GGL's and
 -- variationalize's row scales, and rk4's multipliers, went uncounted too.
@@ -31,6 +31,26 @@ for _, name in ipairs(wb.list_methods()) do
   end
 end
 wb.check(methods >= 10, string.format("%d methods apply to counting_model", methods))
+
+-- the same on a nonholonomic particle (rk4's consistent nonholonomic
+-- multiplier, the nonholonomic Lobatto scheme)
+do
+  local nonholonomic = wb.model("counting_nonholonomic")
+  local applying = 0
+  for _, name in ipairs(wb.list_methods()) do
+    local method = wb.method(name)
+    if method:applies_to(nonholonomic) then
+      applying = applying + 1
+      local sol = wb.integrate{model = nonholonomic, method = method, h = 0.01, steps = 100,
+                               every = 50}
+      wb.check(sol.stats.function_evals == gradient_calls(sol),
+               name .. " on counting_nonholonomic: function_evals = the model's gradient calls",
+               string.format("reported %d, made %d", sol.stats.function_evals,
+                             gradient_calls(sol)))
+    end
+  end
+  wb.check(applying >= 2, string.format("%d methods apply to counting_nonholonomic", applying))
+end
 
 -- SPARK in every form and iteration: stage 1's forces once per step (from
 -- the row scales' evaluation at q0), s - 1 stages per residual
