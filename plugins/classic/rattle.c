@@ -50,6 +50,8 @@
 #include "wb_sparse_method.h"
 #include "wb_vec.h"
 
+#include <workbench/holonomic_projection.h>
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -511,90 +513,111 @@ ONE_CONSTRAINT_INLINE void inverse_mass_n(const rattle *r, int n, int diagonal, 
         out[i] = minv[i] * x[i];
 }
 
-/* newton_one's iteration run by the model (wb.holonomic_point/1's
- * project(), the same operations on its own point evaluation, inlined
- * there): one call; the statistics and messages are newton_one's. */
-ONE_CONSTRAINT_INLINE int newton_projected(const rattle *r, int n, double c, double scale,
-                                           double *lambda, const double *restrict drift,
-                                           const double *restrict W, double *restrict G1,
-                                           double *restrict grad1, double *restrict trial,
-                                           wb_step_stats *stats)
+/* newton.c's row tolerance for the one row; the scale is a positive finite
+ * number here, and a comparison is what fmin(1, scale) computes for one */
+ONE_CONSTRAINT_INLINE double row_tolerance(double tol, double scale)
+{
+    return tol * (scale < 1.0 ? scale : 1.0);
+}
+
+/* newton.c's round-off floor of a row whose terms are of size scale: at or
+ * below it, a residual that stops halving has converged */
+ONE_CONSTRAINT_INLINE double round_off_floor(double scale)
+{
+    return 64.0 * DBL_EPSILON * scale;
+}
+
+/* The message and status of a one-constraint Newton iteration that ended
+ * with `outcome` (WB_PROJECTION_*), after `iterations` updates with the
+ * last residual `residual`: the host's newton_solve and dense_solve's. */
+static int one_constraint_failure(const rattle *r, int outcome, int iterations,
+                                  double residual, double row_tol)
 {
     const wb_host *host = r->host;
-    const double tol = r->newton_options.tol;
-    const double row_tol = tol * (scale < 1.0 ? scale : 1.0);
+    switch (outcome) {
+    case WB_PROJECTION_RESIDUAL_NONFINITE:
+        host->error(host, "Newton: non-finite residual after %d iterations", iterations);
+        return WB_ERR_NONFINITE;
+    case WB_PROJECTION_NOT_CONVERGED:
+        host->error(host, "Newton did not converge in %d iterations (residual %.3e, %.3g times "
+                    "the tolerance of its row, tolerance %.3e, relative to the row's terms "
+                    "where they are below 1)", iterations, residual, residual / row_tol,
+                    r->newton_options.tol);
+        return WB_ERR_NEWTON;
+    case WB_PROJECTION_JACOBIAN_NONFINITE:
+        host->error(host, "lu_factor: the 1x1 matrix has a non-finite entry");
+        return WB_ERR_NONFINITE;
+    case WB_PROJECTION_SINGULAR:
+        host->error(host, "Newton: the Jacobian (1x1) is singular");
+        return WB_ERR_SINGULAR;
+    case WB_PROJECTION_UPDATE_NONFINITE:
+        host->error(host, "lu_solve: the solution is not finite (matrix nearly singular)");
+        return WB_ERR_NONFINITE;
+    case WB_PROJECTION_INVALID:
+        host->error(host, "rattle: model '%s''s project() refused the problem (nq = %d: its "
+                    "project_nq or WB_HOLONOMIC_PROJECTION's NQ differs, or the structs are "
+                    "too small)", r->model->name, r->n);
+        return WB_ERR_INVALID;
+    default:
+        host->error(host, "rattle: model '%s''s project() answered outcome %d",
+                    r->model->name, outcome);
+        return WB_ERR_INTERNAL;
+    }
+}
+
+/* The iteration of workbench/holonomic_projection.h (the host's
+ * newton_solve for one unknown, operation for operation) on the model's
+ * point evaluation: run by the model itself with its evaluate() inlined
+ * (projected, its project(): one call), or here on the view's
+ * holonomic_point (one call per residual).  Statistics as newton_solve
+ * keeps them. */
+ONE_CONSTRAINT_INLINE int newton_on_point(const rattle *r, int n, int projected, double c,
+                                          double scale, double *lambda,
+                                          const double *restrict drift,
+                                          const double *restrict W, double *restrict G1,
+                                          double *restrict grad1, double *restrict trial,
+                                          wb_step_stats *stats)
+{
+    const double row_tol = row_tolerance(r->newton_options.tol, scale);
     const wb_projection_problem problem = {
         .struct_size = sizeof problem, .nq = n, .drift = drift, .direction = W, .c = c,
-        .tol = row_tol, .floor = 64.0 * DBL_EPSILON * scale,
+        .tol = row_tol, .floor = round_off_floor(scale),
         .max_iter = r->newton_options.max_iter};
     wb_projection_report report = {.struct_size = sizeof report,
                                    .outcome = WB_PROJECTION_INVALID};
     double g;
-    const int status =
-        wb_holonomic_projection(r->model, &problem, lambda, trial, grad1, &g, G1, &report);
-    /* newton_one counts a solve when it forms J and one when it divides */
+    int status, evaluated;
+    if (projected)
+        status = wb_holonomic_projection(r->model, &problem, lambda, trial, grad1, &g, G1,
+                                         &report);
+    else
+        status = wb_projection_newton(r->model->holonomic_point.ctx, &problem, lambda, trial,
+                                      grad1, &g, G1, &report, n, r->model->holonomic_point.fn,
+                                      &evaluated);
+    /* newton_solve counts a solve when it forms J and one when it divides */
     const int divisions = report.iterations + (report.outcome == WB_PROJECTION_UPDATE_NONFINITE);
     stats->residual_evals += (uint64_t)report.residuals;
     stats->jacobian_evals += (uint64_t)report.jacobians;
     stats->linear_solves += (uint64_t)(report.jacobians + divisions);
     stats->newton_iterations += (uint64_t)report.iterations;
+    if (status == WB_OK && report.outcome == WB_PROJECTION_CONVERGED)
+        return WB_OK;
     /* an outcome and a status that disagree (a project() not written by
      * the macro) fail the step rather than continue from a stale lambda */
-    const int failed = status != WB_OK ? status : WB_ERR_INTERNAL;
-    switch (report.outcome) {
-    case WB_PROJECTION_CONVERGED:
-        if (status == WB_OK)
-            return WB_OK;
-        break;
-    case WB_PROJECTION_RESIDUAL_NONFINITE:
-        host->error(host, "Newton: non-finite residual after %d iterations", report.iterations);
-        return failed;
-    case WB_PROJECTION_NOT_CONVERGED:
-        host->error(host, "Newton did not converge in %d iterations (residual %.3e, %.3g times "
-                    "the tolerance of its row, tolerance %.3e, relative to the row's terms "
-                    "where they are below 1)", report.iterations, report.residual,
-                    report.residual / row_tol, tol);
-        return failed;
-    case WB_PROJECTION_JACOBIAN_NONFINITE:
-        host->error(host, "lu_factor: the 1x1 matrix has a non-finite entry");
-        return failed;
-    case WB_PROJECTION_SINGULAR:
-        host->error(host, "Newton: the Jacobian (1x1) is singular");
-        return failed;
-    case WB_PROJECTION_UPDATE_NONFINITE:
-        host->error(host, "lu_solve: the solution is not finite (matrix nearly singular)");
-        return failed;
-    case WB_PROJECTION_INVALID:
-        host->error(host, "rattle: model '%s''s project() refused the problem (nq = %d: its "
-                    "project_nq or WB_HOLONOMIC_PROJECTION's NQ differs, or the structs are "
-                    "too small)", r->model->name, n);
-        return failed;
-    default:
-        break;
-    }
-    host->error(host, "rattle: model '%s''s project() answered status %d with outcome %d",
-                r->model->name, status, report.outcome);
-    return failed;
+    const int failed = one_constraint_failure(r, report.outcome, report.iterations,
+                                              report.residual, row_tol);
+    return status != WB_OK ? status : failed;
 }
 
-/* The host's newton_solve (no step_tol, settle_update or simplified
- * iteration, a residual scale) for the one multiplier *lambda of
- * g(q1(lambda)) = 0, q1 = drift + c lambda W; trial holds q1(*lambda) on
- * return.  Same statistics and messages as the host's.  combined (a
- * constant): each residual comes from the model's holonomic_point, with G
- * and grad V at the trial into G1 and grad1, which hold them at q1 on
- * return. */
-ONE_CONSTRAINT_INLINE int newton_one(const rattle *r, int n, int combined, double c,
-                                     double scale, double *lambda,
-                                     const double *restrict drift, const double *restrict W,
-                                     double *restrict G1, double *restrict grad1,
-                                     double *restrict trial, wb_step_stats *stats)
+/* The same iteration on the separate callbacks (combined_evaluation =
+ * false): g alone at each residual, G only where an update needs it.
+ * trial holds q1(*lambda) on return. */
+ONE_CONSTRAINT_INLINE int newton_separate(const rattle *r, int n, double c, double scale,
+                                          double *lambda, const double *restrict drift,
+                                          const double *restrict W, double *restrict G1,
+                                          double *restrict trial, wb_step_stats *stats)
 {
-    const wb_host *host = r->host;
-    const double tol = r->newton_options.tol;
-    /* newton.c's row tolerance; the scale is a positive finite number here,
-     * and a comparison is what fmin(1, scale) computes for one */
-    const double row_tol = tol * (scale < 1.0 ? scale : 1.0);
+    const double row_tol = row_tolerance(r->newton_options.tol, scale);
     const int max_iter = r->newton_options.max_iter;
     /* |g| <= row_tol is newton.c's |g| / row_tol <= 1 (a correctly rounded
      * quotient is monotone and exact at 1): the quotient, whose division
@@ -606,46 +629,32 @@ ONE_CONSTRAINT_INLINE int newton_one(const rattle *r, int n, int combined, doubl
         for (int i = 0; i < n; i++)
             trial[i] = drift[i] + a * W[i];
         stats->residual_evals++;
-        if (combined)
-            wb_holonomic_point(r->model, trial, grad1, &g, G1);
-        else
-            wb_constraints(r->model, trial, &g);
-        if (!isfinite(g)) {
-            host->error(host, "Newton: non-finite residual after %d iterations", iterations);
-            return WB_ERR_NONFINITE;
-        }
+        wb_constraints(r->model, trial, &g);
         const double size = fabs(g);
+        if (!isfinite(g))
+            return one_constraint_failure(r, WB_PROJECTION_RESIDUAL_NONFINITE, iterations,
+                                          size, row_tol);
         if (size <= row_tol)
             break;
-        if (iterations > 0 && size <= 64.0 * DBL_EPSILON * scale && /* see newton.c */
+        if (iterations > 0 && size <= round_off_floor(scale) &&
             !(size / row_tol < 0.5 * (g_before / row_tol)))
             break;
-        if (iterations >= max_iter) {
-            host->error(host, "Newton did not converge in %d iterations (residual %.3e, "
-                        "%.3g times the tolerance of its row, tolerance %.3e, relative "
-                        "to the row's terms where they are below 1)", iterations, size,
-                        size / row_tol, tol);
-            return WB_ERR_NEWTON;
-        }
+        if (iterations >= max_iter)
+            return one_constraint_failure(r, WB_PROJECTION_NOT_CONVERGED, iterations, size,
+                                          row_tol);
         stats->jacobian_evals++;
-        if (!combined)
-            wb_constraint_jacobian(r->model, trial, G1);
+        wb_constraint_jacobian(r->model, trial, G1);
         const double J = c * dot_n(n, G1, W);
         stats->linear_solves++;
-        if (!isfinite(J)) {
-            host->error(host, "lu_factor: the 1x1 matrix has a non-finite entry");
-            return WB_ERR_NONFINITE;
-        }
-        if (J == 0.0) {
-            host->error(host, "Newton: the Jacobian (1x1) is singular");
-            return WB_ERR_SINGULAR;
-        }
+        if (!isfinite(J) || J == 0.0)
+            return one_constraint_failure(r, J == 0.0 ? WB_PROJECTION_SINGULAR
+                                                      : WB_PROJECTION_JACOBIAN_NONFINITE,
+                                          iterations, size, row_tol);
         const double update = g / J;
         stats->linear_solves++;
-        if (!isfinite(update)) {
-            host->error(host, "lu_solve: the solution is not finite (matrix nearly singular)");
-            return WB_ERR_NONFINITE;
-        }
+        if (!isfinite(update))
+            return one_constraint_failure(r, WB_PROJECTION_UPDATE_NONFINITE, iterations, size,
+                                          row_tol);
         x -= update;
         g_before = size;
         stats->newton_iterations++;
@@ -705,11 +714,10 @@ ONE_CONSTRAINT_INLINE int step_one_constraint(rattle *r, int n, int combined, in
     for (int i = 0; i < n; i++)
         drift[i] = q0[i] + h * drift[i];
     double lambda = r->lambda[0];
-    int status = combined == EVALUATE_PROJECTION
-                     ? newton_projected(r, n, -0.5 * h * h, scale, &lambda, drift, W, G1, grad1,
-                                        trial, stats)
-                     : newton_one(r, n, combined, -0.5 * h * h, scale, &lambda, drift, W, G1,
-                                  grad1, trial, stats);
+    int status = combined ? newton_on_point(r, n, combined == EVALUATE_PROJECTION, -0.5 * h * h,
+                                            scale, &lambda, drift, W, G1, grad1, trial, stats)
+                          : newton_separate(r, n, -0.5 * h * h, scale, &lambda, drift, W, G1,
+                                            trial, stats);
     if (status != WB_OK)
         return status;
     const double kick0 = -0.5 * h * lambda;

@@ -240,6 +240,13 @@ static int bind_mechanical(model_instance *mi)
     return 0;
 }
 
+/* wb.holonomic_point/1 with project() (1.7) */
+static int has_projection(const model_extensions *e)
+{
+    return e->holonomic_point && WB_HAS_FIELD(e->holonomic_point, wb_holonomic_point_ext,
+                                              project_nq) && e->holonomic_point->project;
+}
+
 static int bind_holonomic(model_instance *mi)
 {
     wb_model *v = &mi->view;
@@ -276,8 +283,7 @@ static int bind_holonomic(model_instance *mi)
         v->capabilities |= WB_CAP_HOLONOMIC_POINT;
         /* the projection iterates on evaluate(): only beside it, and for
          * one constraint (check_projection) */
-        if (WB_HAS_FIELD(point, wb_holonomic_point_ext, project_nq) && point->project &&
-            mi->info.n_holonomic == 1) {
+        if (has_projection(&mi->ext) && mi->info.n_holonomic == 1) {
             v->holonomic_projection.fn = point->project;
             v->holonomic_projection.ctx = mi->self;
             v->capabilities |= WB_CAP_HOLONOMIC_PROJECTION;
@@ -430,13 +436,6 @@ static int check_group_combination(const model_instance *mi)
          ": nothing to integrate"},
     };
     return refuse_first(mi, rules, sizeof rules / sizeof rules[0]);
-}
-
-/* wb.holonomic_point/1 with project() (1.7) */
-static int has_projection(const model_extensions *e)
-{
-    return e->holonomic_point && WB_HAS_FIELD(e->holonomic_point, wb_holonomic_point_ext,
-                                              project_nq) && e->holonomic_point->project;
 }
 
 /* project() iterates on evaluate() at the nq it was compiled for (0: any);
