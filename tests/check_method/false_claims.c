@@ -3,7 +3,10 @@
  * symplectic nor symmetric nor conserving, declared as order 2,
  * symplectic, symmetric, energy- and momentum-conserving and explicit.
  * `workbench check-method` must find every false claim (and pass the one
- * true claim, explicit). */
+ * true claim, explicit).  And `drift`, on Lie-group models, which claims to
+ * stay on the group and moves the group coordinates off it by 1e-6 of
+ * their size a step (q1 = (1 + 1e-6) q0, mu unchanged): the driver must
+ * refuse its first checked step (tests/lua/claims.lua). */
 #include <workbench/workbench.h>
 
 #include <stdlib.h>
@@ -88,14 +91,53 @@ static const wb_method euler_method = {
     .step = euler_step,
 };
 
-static const wb_method *const methods[] = {&euler_method};
+static const char *const group_requires[] = {
+    WB_EXT_LIE_GROUP, WB_EXT_LIE_HAMILTONIAN "|" WB_EXT_LIE_LAGRANGIAN, NULL};
+
+static int drift_create(const wb_host *host, const wb_model *model, const wb_option_value *opts,
+                        void **inst)
+{
+    (void)host, (void)opts;
+    *inst = (void *)model;
+    return WB_OK;
+}
+
+static void drift_destroy(void *inst) { (void)inst; }
+
+static int drift_step(void *inst, double t, double h, const double *q0, const double *p0,
+                      double *q1, double *p1, wb_step_stats *stats)
+{
+    const wb_model *model = inst;
+    (void)t, (void)h, (void)stats;
+    for (int i = 0; i < model->nq; i++)
+        q1[i] = (1.0 + 1e-6) * q0[i];
+    memcpy(p1, p0, (size_t)model->nv * sizeof(double));
+    return WB_OK;
+}
+
+static const wb_method drift_method = {
+    .struct_size = sizeof(wb_method),
+    WB_METHOD_ELEMENT_SIZES,
+    .name = "drift",
+    .doc = "moves off the group, claiming to stay on it",
+    .requires = group_requires,
+    .handles = WB_HANDLES_LIE_GROUP,
+    .order_doc = "0",
+    .property_flags = WB_PROP_LIE_GROUP | WB_PROP_EXPLICIT,
+    .create = drift_create,
+    .destroy = drift_destroy,
+    .start = euler_start,
+    .step = drift_step,
+};
+
+static const wb_method *const methods[] = {&euler_method, &drift_method};
 
 static const wb_family family = {
     .struct_size = sizeof(wb_family),
     .name = "false_claims",
     .doc = "a method with false claims, for check-method",
     .methods = methods,
-    .n_methods = 1,
+    .n_methods = 2,
 };
 
 WB_PLUGIN_ENTRY = {

@@ -63,7 +63,10 @@ typedef struct wb_option_value {
  * conservation that also needs H and g polynomial (line-integral methods
  * with a finite quadrature) is claimed as CONSERVING_IF_POLYNOMIAL, never
  * as ENERGY_CONSERVING / POSITION_CONSTRAINT; the method's doc gives the
- * degree. */
+ * degree.  The host's driver checks POSITION_, VELOCITY_ and
+ * NONHOLONOMIC_CONSTRAINT, LIE_GROUP and ENERGY_CONSERVING on the states
+ * a step returns, against the size of each residual's terms, and refuses
+ * a step that breaks one (docs/lua-api.md, "What the driver checks"). */
 #define WB_PROP_SYMPLECTIC 0x001u
 #define WB_PROP_SYMMETRIC 0x002u
 #define WB_PROP_ENERGY_CONSERVING 0x004u

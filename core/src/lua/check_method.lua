@@ -92,7 +92,9 @@ end
 
 local function run(model, method, q0, p0, h, steps, extra)
   local spec = {model = model, method = method, q0 = q0, p0 = p0, h = h, steps = steps,
-                every = 2 ^ 53, on_failure = "stop", progress = false}
+                every = 2 ^ 53, on_failure = "stop", progress = false,
+                -- the claims are what is measured here: the driver must not refuse them
+                check_claims = false}
   for k, v in pairs(extra or {}) do spec[k] = v end
   local ok, sol = pcall(wb.integrate, spec)
   if not ok then return nil, tostring(sol) end

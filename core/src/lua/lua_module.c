@@ -119,7 +119,7 @@ void lua_push_matrix(lua_State *L, int rows, int cols, const double *A)
 
 static const char *const integrate_fields[] = {
     "model", "method", "h", "t_end", "steps", "t0", "q0", "p0", "aux0", "every", "stream",
-    "progress", "on_failure", "consistency_tol", NULL};
+    "progress", "on_failure", "consistency_tol", "check_claims", NULL};
 
 static void check_fields(lua_State *L, int idx)
 {
@@ -133,7 +133,7 @@ static void check_fields(lua_State *L, int idx)
         if (!known)
             luaL_error(L, "integrate: unknown field '%s' (fields: model, method, h, t_end, "
                           "steps, t0, q0, p0, aux0, every, stream, progress, on_failure, "
-                          "consistency_tol)",
+                          "consistency_tol, check_claims)",
                        key ? key : luaL_typename(L, -1));
     }
 }
@@ -473,6 +473,12 @@ static void read_run_options(lua_State *L, run_options *opt)
     if (strcmp(mode, "error") != 0 && strcmp(mode, "stop") != 0)
         luaL_error(L, "integrate: field 'on_failure' must be 'error' or 'stop', got '%s'", mode);
     opt->stop_on_failure = mode[0] == 's';
+    lua_pop(L, 1);
+    type = lua_getfield(L, 1, "check_claims");
+    if (type != LUA_TNIL && type != LUA_TBOOLEAN)
+        luaL_error(L, "integrate: field 'check_claims' must be true or false, got a %s",
+                   lua_typename(L, type));
+    opt->ignore_claims = type == LUA_TBOOLEAN && !lua_toboolean(L, -1);
     lua_pop(L, 1);
 }
 

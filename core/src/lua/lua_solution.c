@@ -84,12 +84,18 @@ static int solution_times(lua_State *L)
 
 /* sol:final() -> q, p, aux after the last accepted step; aux holds every
  * carried unknown by name (recorded or not), a table of numbers each:
- * wb.integrate{..., q0 = q, p0 = p, aux0 = aux} continues the run exactly. */
+ * wb.integrate{..., q0 = q, p0 = p, aux0 = aux} continues the run exactly.
+ * aux is nil after a step the driver refused for a broken claim: the
+ * method's unknowns had moved on to the refused state. */
 static int solution_final(lua_State *L)
 {
     solution *s = check_solution(L, 1)->sol;
     lua_push_state_vector(L, s->nq, s->final_state);
     lua_push_state_vector(L, s->nv, s->final_state + s->nq);
+    if (s->final_aux_lost) {
+        lua_pushnil(L);
+        return 3;
+    }
     const double *aux = s->final_state + s->nq + s->nv;
     lua_createtable(L, 0, s->n_aux_groups);
     for (int g = 0; g < s->n_aux_groups; g++) {

@@ -1,9 +1,11 @@
 /* The time loop (in C, no allocation per step) and the solution store. */
 #include "run/driver.h"
+#include "run/claims.h"
 #include "host/descriptor.h"
 #include "host/host.h"
 #include "wb_vec.h"
 
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -165,14 +167,13 @@ int solution_column(const solution *s, const char *name)
 
 /* ---- rows ------------------------------------------------------------------- */
 
-/* max_a |Phi_a(q, v)| with v the state's velocity */
-static double nonholonomic_residual(solution *s, const wb_model *m, const double *q,
-                                    const double *p)
+/* Phi(q, v) into phi with v the state's velocity (into v); max_a |Phi_a| */
+static double nonholonomic_residual(const wb_model *m, const double *q, const double *p,
+                                    double *v, double *phi)
 {
-    double *v = s->scratch + m->n_nonholonomic;
     wb_velocity(m, q, p, v);
-    wb_nh_constraints(m, q, v, s->scratch);
-    return vec_max_abs(m->n_nonholonomic, s->scratch);
+    wb_nh_constraints(m, q, v, phi);
+    return vec_max_abs(m->n_nonholonomic, phi);
 }
 
 void solution_fill_row(solution *s, double t, const double *q, const double *p,
@@ -193,14 +194,15 @@ void solution_fill_row(solution *s, double t, const double *q, const double *p,
     *x++ = e;
     *x++ = s->energy_scale > 0 ? (e - s->energy0) / s->energy_scale : e - s->energy0;
     *x++ = e - s->energy0;
+    /* the residuals stay in s->residuals for the check of the claims */
     if (m->n_holonomic > 0) {
-        wb_constraints(m, q, s->scratch);
-        *x++ = vec_max_abs(m->n_holonomic, s->scratch);
-        wb_hidden_constraints(m, q, p, s->scratch);
-        *x++ = vec_max_abs(m->n_holonomic, s->scratch);
+        wb_constraints(m, q, s->residuals.g);
+        *x++ = vec_max_abs(m->n_holonomic, s->residuals.g);
+        wb_hidden_constraints(m, q, p, s->residuals.gv);
+        *x++ = vec_max_abs(m->n_holonomic, s->residuals.gv);
     }
     if (m->n_nonholonomic > 0)
-        *x++ = nonholonomic_residual(s, m, q, p);
+        *x++ = nonholonomic_residual(m, q, p, s->residuals.v, s->residuals.phi);
     if (m->capabilities & WB_CAP_GROUP_RESIDUAL)
         *x++ = wb_lie_group_residual(m, q);
     if (m->n_invariants > 0)
@@ -272,7 +274,7 @@ double solution_value(solution *s, int c, long long r)
         wb_hidden_constraints(m, q, p, s->scratch);
         return s->scratch[col->index];
     case 3: {
-        nonholonomic_residual(s, m, q, p);
+        nonholonomic_residual(m, q, p, s->scratch + m->n_nonholonomic, s->scratch);
         return s->scratch[col->index];
     }
     }
@@ -330,6 +332,7 @@ void solution_destroy(solution *s)
     free(s->last_row);
     free(s->max_abs);
     free(s->scratch);
+    free(s->residuals.g);
     free(s->final_state);
     free(s->failure);
     free(s->stream_path);
@@ -352,10 +355,17 @@ static solution *solution_create(integrator *it, const run_options *opt)
         goto fail;
     int scratch = 2 * (m->nq + m->nv + m->n_holonomic + m->n_nonholonomic + 1);
     s->scratch = calloc((size_t)scratch, sizeof(double));
+    s->residuals.g = calloc((size_t)(2 * m->n_holonomic + m->n_nonholonomic + m->nv + 1),
+                            sizeof(double));
+    if (s->residuals.g) {
+        s->residuals.gv = s->residuals.g + m->n_holonomic;
+        s->residuals.phi = s->residuals.gv + m->n_holonomic;
+        s->residuals.v = s->residuals.phi + m->n_nonholonomic;
+    }
     s->last_row = calloc((size_t)s->width, sizeof(double));
     s->max_abs = calloc((size_t)s->width, sizeof(double));
     s->final_state = calloc((size_t)(m->nq + m->nv + it->aux_total + 1), sizeof(double));
-    if (!s->scratch || !s->last_row || !s->max_abs || !s->final_state)
+    if (!s->scratch || !s->residuals.g || !s->last_row || !s->max_abs || !s->final_state)
         goto fail;
     if (opt->stream_path) {
         if (atomic_open(&s->stream, opt->stream_path) != 0) {
@@ -391,12 +401,16 @@ fail:
     return NULL;
 }
 
+/* A step the method accepted whose state breaks what it claims (claims.h):
+ * the driver refuses it like a step that failed. */
+#define STEP_BROKE_CLAIM (-1)
+
 /* The step's own message when it reported one (the slot is cleared before
  * every step), else what the driver saw. */
 static int fail_step(solution *s, const method_config *cfg, const run_options *opt, long long n,
                      double t, int status)
 {
-    char message[1024];
+    char message[1536];
     const char *why = host_has_error() ? host_last_error()
                       : status == WB_ERR_NONFINITE ? "the state became non-finite (NaN or Inf)"
                                                    : "the method reported no reason";
@@ -405,8 +419,10 @@ static int fail_step(solution *s, const method_config *cfg, const run_options *o
         why = "interrupted";
     else if (status == WB_ERR_NEWTON && !strstr(why, "reduce h"))
         method_config_convergence_hint(cfg, opt->h, hint, sizeof hint);
+    else if (status == STEP_BROKE_CLAIM)
+        snprintf(hint, sizeof hint, "reduce h (now %g)", opt->h);
     snprintf(message, sizeof message, "step %lld (t = %.17g, h = %g) failed: %s%s%s", n + 1, t,
-             opt->h, why, hint[0] ? "; to converge: " : "", hint);
+             opt->h, why, !hint[0] ? "" : status == STEP_BROKE_CLAIM ? "; to keep it: " : "; to converge: ", hint);
     host_error("%s", message);
     s->ok = 0;
     s->failure = strdup(message);
@@ -414,15 +430,32 @@ static int fail_step(solution *s, const method_config *cfg, const run_options *o
     return opt->stop_on_failure && !interrupt_requested ? 0 : -1;
 }
 
+/* Between recorded rows the claims are checked every CLAIM_STRIDE steps:
+ * a recorded row and the last step are checked anyway, and a check on
+ * every unrecorded step would cost RATTLE's pendulum step some 20 %. */
+#define CLAIM_STRIDE 64
+
+/* Steps until the next check of the claims, `to_record` steps before the
+ * next recorded row and `left` before the end. */
+static long long steps_to_check(long long to_record, long long left)
+{
+    long long k = CLAIM_STRIDE;
+    if (to_record < k)
+        k = to_record;
+    return left < k ? left : k;
+}
+
 static int run_loop(integrator *it, solution *s, const run_options *opt, double *work,
-                    double *row)
+                    double *row, claims *claimed)
 {
     const wb_method *m = it->cfg->method;
     const int nq = s->nq, nv = s->nv;
     double *qa = work, *pa = qa + nq, *qb = pa + nv, *pb = qb + nq;
     double *aux = pb + nv;
     progress pg = {opt->progress, 0, now_seconds(), 0};
-    long long until_record = opt->every;
+    long long until_record = opt->every, last_checked = 0;
+    long long until_check = claimed && claims_any(claimed)
+                                ? steps_to_check(opt->every, opt->steps) : LLONG_MAX;
     for (long long n = 0; n < opt->steps; n++) {
         const double t = opt->t0 + (double)n * opt->h;
         host_clear_error();
@@ -434,6 +467,24 @@ static int run_loop(integrator *it, solution *s, const run_options *opt, double 
         }
         if (status == WB_OK && interrupt_requested)
             status = WB_ERR_INTERNAL;
+        /* a recorded step's row is computed before its check, which reads
+         * the row's residuals instead of evaluating them again */
+        const int recorded = until_record == 1 || n + 1 == opt->steps;
+        if (status == WB_OK && recorded) {
+            if (s->n_aux)
+                m->aux_values(it->inst, aux);
+            solution_fill_row(s, opt->t0 + (double)(n + 1) * opt->h, qb, pb, aux, row);
+        }
+        if (status == WB_OK && --until_check == 0) {
+            if (claims_check(claimed, qb, pb, n + 1 - last_checked,
+                             recorded ? &s->residuals : NULL) != 0) {
+                status = STEP_BROKE_CLAIM;
+                s->final_aux_lost = 1;
+            }
+            last_checked = n + 1;
+            until_check = steps_to_check(until_record > 1 ? until_record - 1 : opt->every,
+                                         opt->steps - (n + 1));
+        }
         if (status != WB_OK)
             return fail_step(s, it->cfg, opt, n, t, status);
         s->stats.steps++;
@@ -441,11 +492,8 @@ static int run_loop(integrator *it, solution *s, const run_options *opt, double 
         double *swap = qa;
         qa = qb, qb = swap;
         swap = pa, pa = pb, pb = swap;
-        if (--until_record == 0 || n + 1 == opt->steps) {
+        if (recorded) {
             until_record = opt->every;
-            if (s->n_aux)
-                m->aux_values(it->inst, aux);
-            solution_fill_row(s, opt->t0 + (double)(n + 1) * opt->h, qa, pa, aux, row);
             record(s, row);
             /* a full disk is reported at its first failed write, not after the run */
             if (s->streaming && atomic_check(&s->stream) != 0) {
@@ -453,6 +501,8 @@ static int run_loop(integrator *it, solution *s, const run_options *opt, double 
                                   opt->t0 + (double)(n + 1) * opt->h);
                 return -1;
             }
+        } else {
+            until_record--;
         }
         if (pg.enabled && (n & 1023) == 0)
             progress_update(&pg, n, opt->steps, t);
@@ -470,7 +520,7 @@ static void keep_final_state(solution *s, const integrator *it, const double *wo
      * steps the current state lives in the second pair */
     const double *q = work + ((last_step % 2) ? s->nq + s->nv : 0);
     memcpy(s->final_state, q, (size_t)(s->nq + s->nv) * sizeof(double));
-    if (s->aux_total > 0)
+    if (s->aux_total > 0 && !s->final_aux_lost)
         it->cfg->method->aux_values(it->inst, s->final_state + s->nq + s->nv);
     s->final_time = s->t0 + (double)last_step * s->h;
 }
@@ -554,8 +604,16 @@ solution *driver_run(integrator *it, const run_options *opt, const double *q0,
     solution_fill_row(s, opt->t0, q0, p0, aux, row);
     record(s, row);
     forget_interval_placeholders(s);
+    claims *claimed = NULL;
+    if (!opt->ignore_claims &&
+        !(claimed = claims_create(it, q0, p0, s->energy0, s->energy_scale))) {
+        free(work);
+        solution_destroy(s);
+        return NULL;
+    }
     double start = now_seconds();
-    int failed = run_loop(it, s, opt, work, row);
+    int failed = run_loop(it, s, opt, work, row, claimed);
+    claims_destroy(claimed);
     s->seconds = now_seconds() - start;
     keep_final_state(s, it, work, s->steps_done);
     free(work);

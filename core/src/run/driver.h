@@ -15,6 +15,7 @@
 #define CORE_DRIVER_H
 
 #include "run/atomic_file.h"
+#include "run/claims.h"
 
 #include <stdio.h>
 #include "run/integrator_instance.h"
@@ -27,6 +28,9 @@ typedef struct run_options {
     const char *stream_path;  /* non-NULL: stream rows to this TSV file     */
     int progress;             /* 1 on, 0 off, -1 when stderr is a terminal  */
     int stop_on_failure;      /* 1: keep the rows so far and report failure */
+    int ignore_claims;        /* 1: accept a step that breaks the method's
+                                 claims (claims.h), for measuring a method
+                                 that makes false ones (check-method)      */
     const double *aux0;       /* NULL: the method computes its carried
                                  unknowns; else all of them (the aux layout):
                                  continue a run from them exactly          */
@@ -74,8 +78,13 @@ typedef struct solution {
     char *failure;           /* message when a step failed            */
     double failure_time;
     double *scratch;         /* derived-column evaluation */
+    row_residuals residuals; /* of the last row computed */
     double *final_state;     /* q, p, then every aux value after the
                                 last accepted step                      */
+    int final_aux_lost;      /* the driver refused the last step for a
+                                broken claim (claims.h): the method's
+                                carried unknowns describe that refused
+                                state, not final_state's q and p         */
     double final_time;
 } solution;
 

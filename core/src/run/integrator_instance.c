@@ -144,6 +144,16 @@ static int option_index(const method_config *cfg, const char *name)
     return -1;
 }
 
+/* The value of numeric option `name`, or NAN when the method has none. */
+double method_config_number(const method_config *cfg, const char *name)
+{
+    int i = option_index(cfg, name);
+    if (i < 0)
+        return NAN;
+    int type = descriptor_option(cfg->method, (uint32_t)i)->type;
+    return type == WB_OPT_NUMBER || type == WB_OPT_INTEGER ? cfg->values[i].number : NAN;
+}
+
 int method_config_find(const method_config *cfg, const char *name)
 {
     const wb_method *m = cfg->method;

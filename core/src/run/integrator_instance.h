@@ -22,6 +22,8 @@ method_config *method_config_create(const plugin *family, const wb_method *metho
 void method_config_destroy(method_config *cfg);
 /* Index of option `name`, or -1 with an error listing the valid names. */
 int method_config_find(const method_config *cfg, const char *name);
+/* The value of numeric option `name`, or NAN when the method has none. */
+double method_config_number(const method_config *cfg, const char *name);
 /* Setters validate type and range and report errors naming the option,
  * and mark the option as given by the user. */
 int method_config_set_number(method_config *cfg, int index, double value);
