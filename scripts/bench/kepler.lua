@@ -53,7 +53,17 @@ wb.check(gauss6 ~= nil and gauss6.function_evals < verlet.function_evals,
          string.format("Gauss 6 reaches Verlet's best error %.1e with %s evaluations (Verlet %d)",
                        verlet.error, gauss6 and tostring(gauss6.function_evals) or "no",
                        verlet.function_evals))
+-- At the coarsest step, h = 0.314 (20 steps a period), the fixed point
+-- stalls at pericentre from the second period on and auto hands the rest of
+-- the run to simplified Newton (100 periods: 40 fixed-point steps, then
+-- 1960 Newton steps, "mixed"); the --quick run's 2 periods do not reach it.
 for _, r in ipairs(result.by_method["Gauss 4"]) do
-  wb.check(r.iteration == "fixed_point", string.format("Gauss 4 at h = %.3g: auto iterates to "
-                                                       .. "a fixed point", r.h))
+  if r.h > 0.3 and not wb.quick then
+    wb.check(r.iteration == "mixed", string.format("Gauss 4 at h = %.3g: auto hands the steps "
+                                                   .. "its fixed point stalls on to Newton", r.h),
+             r.iteration)
+  else
+    wb.check(r.iteration == "fixed_point", string.format("Gauss 4 at h = %.3g: auto iterates to "
+                                                         .. "a fixed point", r.h), r.iteration)
+  end
 end
