@@ -26,8 +26,9 @@
 #include <unistd.h>
 
 /* -ffp-contract=off: the model's copy of RATTLE's iteration
- * (holonomic_projection.h) rounds as the method's own does */
-static const char *const compile_flags[] = {"-std=c11", "-O2", "-shared", "-fPIC",
+ * (holonomic_projection.h) rounds as the method's own does; -std=gnu11,
+ * not c11: no trigraphs ("??/" is a backslash in ISO C) */
+static const char *const compile_flags[] = {"-std=gnu11", "-O2", "-shared", "-fPIC",
                                             "-fvisibility=hidden", "-ffp-contract=off", NULL};
 
 static int compile_flags_text(lua_State *L)
