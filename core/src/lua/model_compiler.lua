@@ -9,8 +9,8 @@
 -- symbolic derivatives, simplified and shared the same way.  The graph is
 -- written out as straight-line C, compiled by the system C compiler ($CC,
 -- default cc) into a plugin, cached by content under the cache folder
--- ($WORKBENCH_CACHE_DIR, else $XDG_CACHE_HOME/workbench, else
--- ~/.cache/workbench), and loaded like any plugin: the generated C and the
+-- (host/cache_dir.h: where it is, and that it must be the user's own), and
+-- loaded like any plugin: the generated C and the
 -- plugin stay there, and the plugin works from the command line too
 -- (`workbench --plugin-path <folder> check-model NAME`).
 --
@@ -785,10 +785,15 @@ function wb.compile_model(spec)
           wb._user_level())
   end
   local compiler = os.getenv("CC") or "cc"
-  local key = content_hash(source .. "\0" .. compiler .. "\0" .. wb._compile_flags())
-  local folder = wb._cache_dir() .. "/models"
+  local key = content_hash(source .. "\0" .. compiler .. "\0" .. wb._compile_flags() .. "\0"
+                           .. wb._compile_inputs())
+  local folder, why = wb._cache_dir("models")
+  if not folder then
+    error(format("wb.compile_model: model '%s': %s", def.name, why), wb._user_level())
+  end
   local base = format("%s/%s-%s", folder, def.name, key)
-  local loaded, why = wb._compile_plugin(source, base .. ".c", base .. ".so", compiler)
+  local loaded
+  loaded, why = wb._compile_plugin(source, base .. ".c", base .. ".so", compiler)
   if not loaded then
     error(format("wb.compile_model: model '%s': %s", def.name, why), wb._user_level())
   end
