@@ -8,6 +8,8 @@
  *                                        the machine, the headers' folder
  *                                        and a hash of every header in it
  *   wb._compile_plugin(source, c_path, so_path, compiler) -> true | nil, why
+ *   wb._model_origin(name)               the path a model of that name
+ *                                        comes from, or nil
  *
  * A plugin found at so_path is loaded as it is (the file name holds the
  * hash of its source, compiler, flags and the inputs above) once it has
@@ -314,6 +316,23 @@ static int compile_plugin(lua_State *L)
     return load(L, so_path);
 }
 
+/* wb._model_origin(name): where the model `name` comes from (a plugin
+ * file, a script's definition) once every plugin has been found, or nil */
+static int model_origin(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    plugins_discover();
+    for (int i = 0; i < plugins_count(); i++) {
+        const plugin *p = plugins_at(i);
+        if (p->model && strcmp(p->entry->name, name) == 0) {
+            lua_pushstring(L, p->path);
+            return 1;
+        }
+    }
+    lua_pushnil(L);
+    return 1;
+}
+
 void lua_compile_register(lua_State *L)
 {
     static const luaL_Reg functions[] = {
@@ -321,6 +340,7 @@ void lua_compile_register(lua_State *L)
         {"_compile_flags", compile_flags_text},
         {"_compile_inputs", compile_inputs},
         {"_compile_plugin", compile_plugin},
+        {"_model_origin", model_origin},
         {NULL, NULL},
     };
     luaL_setfuncs(L, functions, 0);

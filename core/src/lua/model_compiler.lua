@@ -792,6 +792,14 @@ function wb.compile_model(spec)
     error(format("wb.compile_model: model '%s': %s", def.name, why), wb._user_level())
   end
   local base = format("%s/%s-%s", folder, def.name, key)
+  -- a taken name is refused, as wb.define_model does (loaded before the
+  -- plugins were found, it replaced the installed model); the same build
+  -- again is the model already loaded
+  local origin = wb._model_origin(def.name)
+  if origin and origin ~= base .. ".so" then
+    error(format("wb.compile_model: model '%s': a model named '%s' already exists (from '%s'): "
+                 .. "choose another name", def.name, def.name, origin), wb._user_level())
+  end
   local loaded
   loaded, why = wb._compile_plugin(source, base .. ".c", base .. ".so", compiler)
   if not loaded then
