@@ -64,7 +64,9 @@ static const char usage[] =
     "environment: WORKBENCH_PLUGIN_PATH (colon-separated plugin folders),\n"
     "             WORKBENCH_OUTPUT_DIR, WORKBENCH_NO_PROGRESS (no progress lines),\n"
     "             WORKBENCH_CACHE_DIR (wb.compile_model's plugins, plugin verdicts), CC,\n"
-    "             WORKBENCH_PROBE_TIMEOUT (seconds a first plugin load may take)\n"
+    "             WORKBENCH_PROBE_TIMEOUT (seconds a first plugin load may take),\n"
+    "             WORKBENCH_COMPILE_TIMEOUT (seconds wb.compile_model's compiler may\n"
+    "             take, default 300)\n"
     "\n"
     "A script's exit status is non-zero when it raises an error or when one of\n"
     "its checks (wb.check, wb.expect_near, ...) fails.\n";

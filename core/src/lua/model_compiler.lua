@@ -801,7 +801,7 @@ function wb.compile_model(spec)
                  .. "choose another name", def.name, def.name, origin), wb._user_level())
   end
   local loaded
-  loaded, why = wb._compile_plugin(source, base .. ".c", base .. ".so", compiler)
+  loaded, why = wb._compile_plugin(source, base .. ".c", base .. ".so", compiler, def.name)
   if not loaded then
     error(format("wb.compile_model: model '%s': %s", def.name, why), wb._user_level())
   end
