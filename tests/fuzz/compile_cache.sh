@@ -172,5 +172,15 @@ check "another machine's build is built again and loads" logged "loaded cache_pr
 check "... the file is this machine's again" \
     [ "$(od -An -tu2 -j18 -N2 "$own" | tr -d ' ')" != 183 ]
 
+# 7. Under umask 002 the compiler makes a group-writable file: the cache
+# writes its plugins 0755, so the next run loads its own build.
+umask 002
+run WORKBENCH_CACHE_DIR="$out/umask"
+run WORKBENCH_CACHE_DIR="$out/umask"
+check "under umask 002 the next run loads the cached build" logged "loaded cache_probe"
+check "... which is mode 755" \
+    [ "$(mode "$(ls "$out/umask/models/"*.so | head -1)")" = 755 ]
+umask 022
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

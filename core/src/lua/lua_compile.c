@@ -484,8 +484,11 @@ static int compile_plugin(lua_State *L)
     int built = run_compiler(L, compiler, c_path, temp, log, &job, &stopped_by) == 0;
     if (built) {
         remove(log);
-        if (rename(temp, so_path) != 0) {
-            lua_pushfstring(L, "cannot rename %s to %s: %s", temp, so_path, strerror(errno));
+        /* the compiler's mode follows the umask (0775 under umask 002):
+         * a cached plugin must be writable by no one else to be loaded */
+        if (chmod(temp, 0755) != 0 || rename(temp, so_path) != 0) {
+            lua_pushfstring(L, "cannot make %s the cached plugin %s: %s", temp, so_path,
+                            strerror(errno));
             built = 0;
         }
     }
