@@ -5,6 +5,10 @@
 -- string that ever got through as a regression input.
 return function(canary)
   local touch = "touch " .. canary
+  -- the command as a C array of its bytes: C code that needs no quote
+  local bytes = {}
+  for i = 1, #touch do bytes[i] = touch:byte(i) end
+  local c_command = "system((const char[]){" .. table.concat(bytes, ",") .. ",0});"
   return {
     "",
     " ",
@@ -44,6 +48,17 @@ return function(canary)
     "-",
     "--help",
     "a/b/../c",
+    -- C source (wb.compile_model, issue 25): a trigraph ??/ that turns an
+    -- escaped quote into an ending one, then a constructor, in the
+    -- parameter table and in the model's descriptor
+    "??/\"}}; __attribute__((constructor)) static void wb_hostile_p(void) { " .. c_command
+      .. " } static const wb_param_spec wb_rest[] = {{0}, //",
+    "??/\"}; __attribute__((constructor)) static void wb_hostile_m(void) { " .. c_command
+      .. " } static const wb_model_class wb_rest = { .doc = 0, //",
+    "really??! (??) ??( ??) ??< ??> ??= ??' ??- ??/",
+    "*/ /* // \\",
+    "cr\rhere\r",
+    "\"\n#include \"/etc/passwd\"\n\"",
     string.rep("long", 2500),
   }
 end

@@ -1,6 +1,7 @@
 /* First loads in a child process, and the cache of their verdicts. */
 #define _GNU_SOURCE /* pipe2 */
 #include "host/plugin_probe.h"
+#include "host/cache_dir.h"
 #include "host/host.h"
 
 #include <dlfcn.h>
@@ -35,22 +36,38 @@ static int verdict_count, verdict_capacity, cache_loaded, cache_dirty;
 
 /* ---- the cache file --------------------------------------------------------- */
 
+/* The verdicts decide what is loaded without a test process: they are read
+ * and written only in a cache folder, and from a file, that no one but
+ * the user can write (host/cache_dir.h); otherwise they are not cached,
+ * and a warning (once) says why. */
+static int cache_refused;
+
+static void refuse_cache(void)
+{
+    if (!cache_refused)
+        host_warn("plugin verdicts are not cached: %s", host_last_error());
+    cache_refused = 1;
+}
+
 static int cache_file(char *out, size_t size)
 {
-    /* the folder wb.compile_model caches in (lua/lua_compile.c) */
-    const char *dir = getenv("WORKBENCH_CACHE_DIR"), *base = NULL, *tail = "";
-    if (dir && !*dir)
-        dir = NULL;
-    if (!dir) {
-        base = getenv("XDG_CACHE_HOME"), tail = "/workbench";
-        if (!base || base[0] != '/')
-            base = getenv("HOME"), tail = "/.cache/workbench";
-        if (!base || base[0] != '/')
-            return -1;
-    }
-    int n = dir ? snprintf(out, size, "%s/plugin-verdicts", dir)
-                : snprintf(out, size, "%s%s/plugin-verdicts", base, tail);
+    char dir[PATH_MAX];
+    if (cache_refused || cache_dir_location(dir, sizeof dir) != 0)
+        return -1;
+    int n = snprintf(out, size, "%s/plugin-verdicts", dir);
     return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+/* An existing cache folder that may be trusted (no folder: none to read). */
+static int cache_folder_trusted(void)
+{
+    char dir[PATH_MAX];
+    if (cache_refused || cache_dir_location(dir, sizeof dir) != 0)
+        return 0;
+    int status = cache_dir_check_folder(dir);
+    if (status < 0)
+        refuse_cache();
+    return status == 0;
 }
 
 /* The host executable the verdicts hold for: a rebuilt host (whose checks
@@ -130,13 +147,23 @@ static void load_cache(void)
         return;
     cache_loaded = 1;
     char path[PATH_MAX];
-    if (cache_file(path, sizeof path) != 0)
+    if (!cache_folder_trusted() || cache_file(path, sizeof path) != 0)
         return;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
     struct stat st;
-    if (fd < 0)
+    if (fd < 0) {
+        if (errno != ENOENT) {
+            host_error("cannot read the verdicts file '%s': %s", path, strerror(errno));
+            refuse_cache();
+        }
         return;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)CACHE_MAX_BYTES) {
+    }
+    if (fstat(fd, &st) != 0 || cache_dir_check_stat(path, &st, "verdicts file") != 0) {
+        refuse_cache();
+        close(fd);
+        return;
+    }
+    if (st.st_size > (off_t)CACHE_MAX_BYTES) {
         close(fd);
         return;
     }
@@ -167,23 +194,24 @@ void plugin_probe_save(void)
     if (!cache_dirty)
         return;
     cache_dirty = 0;
-    char path[PATH_MAX], temp[PATH_MAX + 64];
+    char path[PATH_MAX], temp[PATH_MAX + 64], dir[PATH_MAX];
+    if (cache_refused)
+        return;
+    if (cache_dir_open(NULL, dir, sizeof dir) != 0) {
+        refuse_cache();
+        return;
+    }
     if (cache_file(path, sizeof path) != 0)
         return;
-    /* mkdir -p of the cache folder */
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    for (char *p = dir + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(dir, 0700);
-            *p = '/';
-        }
     if (snprintf(temp, sizeof temp, "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof temp)
         return;
-    FILE *fp = fopen(temp, "w");
-    if (!fp)
+    int fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!fp) {
+        if (fd >= 0)
+            close(fd);
         return;
+    }
     fprintf(fp, "workbench plugin verdicts 1 %s\n", host_identity());
     int written = 0;
     for (int i = verdict_count - 1; i >= 0 && written < CACHE_MAX_ENTRIES; i--) {
@@ -215,7 +243,7 @@ void plugin_probe_forget(void)
         verdict_free(&verdicts[i]);
     free(verdicts);
     verdicts = NULL;
-    verdict_count = verdict_capacity = cache_loaded = cache_dirty = 0;
+    verdict_count = verdict_capacity = cache_loaded = cache_dirty = cache_refused = 0;
 }
 
 static const verdict *find(const char *path, const plugin_file_info *info)

@@ -7,10 +7,9 @@
  * unloaded in a forked child; the
  * host loads it itself only when the child came back with a clean
  * verdict.  Verdicts are cached by path, device, inode, size and mtime in
- * $WORKBENCH_CACHE_DIR (the folder wb.compile_model uses; default
- * $XDG_CACHE_HOME/workbench or
- * ~/.cache/workbench), file plugin-verdicts, for this host executable;
- * any change of the file or of the host probes it again. */
+ * the folder wb.compile_model uses (host/cache_dir.h: only when it and the
+ * file are the user's own), file plugin-verdicts, for this host
+ * executable; any change of the file or of the host probes it again. */
 #ifndef HOST_PLUGIN_PROBE_H
 #define HOST_PLUGIN_PROBE_H
 

@@ -12,10 +12,12 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static plugin **loaded; /* stable addresses: Lua objects keep plugin pointers */
@@ -596,11 +598,114 @@ static int has_suffix(const char *name, const char *suffix)
     return n > k && strcmp(name + n - k, suffix) == 0;
 }
 
+/* The length of NAME in a compiled model's build NAME-KEY.so (KEY 16 hex
+ * digits, wb.compile_model), else 0. */
+static size_t build_prefix(const char *file)
+{
+    size_t n = strlen(file);
+    if (n < 1 + 1 + 16 + 3 || strcmp(file + n - 3, ".so") != 0 || file[n - 20] != '-')
+        return 0;
+    for (size_t i = n - 19; i < n - 3; i++)
+        if (!((file[i] >= '0' && file[i] <= '9') || (file[i] >= 'a' && file[i] <= 'f')))
+            return 0;
+    return n - 20;
+}
+
+static int same_build_name(const char *a, const char *b)
+{
+    size_t n = build_prefix(a);
+    return n > 0 && n == build_prefix(b) && strncmp(a, b, n) == 0;
+}
+
+static long long mtime_ns(const char *dir, const char *file)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (stat(path, &st) != 0)
+        return -1;
+    return (long long)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+/* Every edit of a compiled model leaves another NAME-KEY.so in the cache:
+ * of the builds of one NAME in a folder only the newest is loaded (the
+ * last by name among equals), with a warning naming the others; the
+ * others' entries are freed and set to NULL.  `names` is sorted. */
+static void keep_newest_builds(const char *dir, char **names, int count)
+{
+    for (int i = 0; i < count; i++) {
+        if (!names[i] || !build_prefix(names[i]))
+            continue;
+        int newest = i, builds = 1;
+        long long newest_time = mtime_ns(dir, names[i]);
+        char others[1024] = "";
+        size_t used = 0;
+        for (int j = i + 1; j < count; j++)
+            if (names[j] && same_build_name(names[i], names[j])) {
+                long long t = mtime_ns(dir, names[j]);
+                builds++;
+                if (t >= newest_time)
+                    newest = j, newest_time = t;
+            }
+        if (builds == 1)
+            continue;
+        for (int j = i; j < count; j++)
+            if (j != newest && names[j] && same_build_name(names[i], names[j]) &&
+                used < sizeof others - 80)
+                used += (size_t)snprintf(others + used, sizeof others - used, "%s'%s'",
+                                         used ? ", " : "", names[j]);
+        host_warn("plugin folder '%s' holds %d builds of the compiled model '%.*s': loading "
+                  "the newest, '%s', not %s (give --plugin-path the .so file to choose one, or "
+                  "remove the others)", dir, builds, (int)build_prefix(names[i]), names[i],
+                  names[newest], others);
+        for (int j = count - 1; j >= i; j--)
+            if (j != newest && names[j] && same_build_name(names[newest], names[j])) {
+                free(names[j]);
+                names[j] = NULL;
+            }
+    }
+}
+
+/* The folder part of a path ("" for none), for comparing two files' folders */
+static size_t folder_length(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path) : 0;
+}
+
+static void load_one(const char *path)
+{
+    host_clear_error();
+    if (plugins_load_file(path))
+        return;
+    const char *reason = host_last_error();
+    const char *from = strstr(reason, "is already loaded from '");
+    if (from) {
+        from += strlen("is already loaded from '");
+        size_t n = folder_length(path);
+        if (n == folder_length(from) && strncmp(path, from, n) == 0) {
+            /* two files of one folder with one name: the first by name is used */
+            host_warn("%s (the first by name; remove one of them)", reason);
+            return;
+        }
+        /* shadowed by an earlier search folder: the first one wins */
+        host_services()->log(host_services(), WB_LOG_INFO, "%s (ignored)", reason);
+        return;
+    }
+    host_warn("%s", reason);
+    record_rejection(path, reason);
+}
+
 static void load_directory(const char *dir)
 {
     DIR *d = opendir(dir);
-    if (!d)
+    if (!d) {
+        /* a plugin file named on its own: that file, and no other */
+        struct stat st;
+        if (errno == ENOTDIR && stat(dir, &st) == 0 && S_ISREG(st.st_mode))
+            load_one(dir);
         return;
+    }
     char **names = NULL;
     int count = 0, capacity = 0;
     struct dirent *ent;
@@ -617,21 +722,14 @@ static void load_directory(const char *dir)
         }
     closedir(d);
     qsort(names, (size_t)count, sizeof names[0], compare_names);
+    keep_newest_builds(dir, names, count);
     for (int i = 0; i < count; i++) {
+        if (!names[i])
+            continue;
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         free(names[i]);
-        host_clear_error();
-        if (!plugins_load_file(path)) {
-            const char *reason = host_last_error();
-            if (strstr(reason, "is already loaded from")) {
-                /* shadowed by an earlier search folder: the first one wins */
-                host_services()->log(host_services(), WB_LOG_INFO, "%s (ignored)", reason);
-                continue;
-            }
-            host_warn("%s", reason);
-            record_rejection(path, reason);
-        }
+        load_one(path);
     }
     free(names);
 }

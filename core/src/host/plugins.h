@@ -23,7 +23,9 @@ typedef struct plugin_rejection {
  * (build tree: <exe dir>/plugins and <exe dir>/models; install tree: the
  * plugin folder relative to the installed binary, ../lib/workbench/plugins
  * or ../lib/<multiarch>/workbench/plugins).  A name found twice keeps the
- * first. */
+ * first (a warning when both files are in one folder); of a compiled
+ * model's builds NAME-KEY.so in one folder only the newest is loaded, with
+ * a warning.  A "directory" that is a plugin file loads that file. */
 void plugins_add_search_dir(const char *dir);
 void plugins_set_executable(const char *argv0);
 

@@ -409,9 +409,28 @@ static int model_invariants(lua_State *L)
     return 1;
 }
 
+/* name to {default =, min =, max =, doc =}: what the plugin declares */
+static void push_param_info(lua_State *L, const wb_model_class *cls)
+{
+    lua_createtable(L, 0, (int)cls->n_params);
+    for (uint32_t i = 0; i < cls->n_params; i++) {
+        const wb_param_spec *p = descriptor_param(cls, i);
+        lua_createtable(L, 0, 4);
+        lua_pushnumber(L, p->default_value);
+        lua_setfield(L, -2, "default");
+        lua_pushnumber(L, p->min);
+        lua_setfield(L, -2, "min");
+        lua_pushnumber(L, p->max);
+        lua_setfield(L, -2, "max");
+        lua_pushstring(L, p->doc ? p->doc : "");
+        lua_setfield(L, -2, "doc");
+        lua_setfield(L, -2, p->name);
+    }
+}
+
 /* Fields: name, nq, nv, n_constraints, n_nonholonomic, lie_group,
- * extensions, mass_constant, invariant_names, params; otherwise the
- * methods. */
+ * extensions, mass_constant, invariant_names, params, param_info, doc,
+ * description; otherwise the methods. */
 static int model_index(lua_State *L)
 {
     lua_model *lm = lua_check_model(L, 1);
@@ -448,6 +467,12 @@ static int model_index(lua_State *L)
             lua_pushstring(L, m->invariant_names[i]);
             lua_rawseti(L, -2, i + 1);
         }
+    } else if (strcmp(key, "doc") == 0 || strcmp(key, "description") == 0) {
+        const plugin *pl = model_instance_plugin(lm->instance);
+        const char *text = strcmp(key, "doc") == 0 ? pl->model->doc : pl->entry->description;
+        lua_pushstring(L, text ? text : "");
+    } else if (strcmp(key, "param_info") == 0) {
+        push_param_info(L, model_instance_plugin(lm->instance)->model);
     } else if (strcmp(key, "params") == 0) {
         const wb_model_class *cls = model_instance_plugin(lm->instance)->model;
         const double *values = model_instance_params(lm->instance);

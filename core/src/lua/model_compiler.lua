@@ -9,8 +9,8 @@
 -- symbolic derivatives, simplified and shared the same way.  The graph is
 -- written out as straight-line C, compiled by the system C compiler ($CC,
 -- default cc) into a plugin, cached by content under the cache folder
--- ($WORKBENCH_CACHE_DIR, else $XDG_CACHE_HOME/workbench, else
--- ~/.cache/workbench), and loaded like any plugin: the generated C and the
+-- (host/cache_dir.h: where it is, and that it must be the user's own), and
+-- loaded like any plugin: the generated C and the
 -- plugin stay there, and the plugin works from the command line too
 -- (`workbench --plugin-path <folder> check-model NAME`).
 --
@@ -273,12 +273,16 @@ end
 ---------------------------------------------------------------------------
 -- C code
 ---------------------------------------------------------------------------
+-- a double literal of the value, bit for bit: "-0" would be the int 0
+-- (+0.0) and "5" an int, so a literal without '.' or an exponent gets ".0"
 local function c_number(v)
   if v ~= v then return "NAN" end
   if v == huge then return "INFINITY" end
   if v == -huge then return "(-INFINITY)" end
   if math.type(v) == "integer" then return format("%d.0", v) end
-  return format("%.17g", v)
+  local text = format("%.17g", v)
+  if not text:find("[.e]") then text = text .. ".0" end
+  return text
 end
 
 local c_functions = {sin = "sin", cos = "cos", tan = "tan", asin = "asin", acos = "acos",
@@ -345,8 +349,23 @@ local function body(values, out)
   return concat(lines, "\n")
 end
 
+-- A C string literal that holds exactly the bytes of s: every byte outside
+-- a plain set is a three-digit octal escape, so that no byte sequence of
+-- user text (a quote, a backslash, a line break, a trigraph "??/", a
+-- lone '\r') can end the literal or change what it holds.  A NUL cannot be
+-- in a C string: the definition refuses it (model_definition.lua).
 local function c_string(s)
-  return '"' .. tostring(s):gsub('[\\"]', "\\%0"):gsub("\n", "\\n") .. '"'
+  s = tostring(s)
+  assert(not s:find("\0", 1, true), "a NUL byte reached c_string")
+  return '"' .. s:gsub("[^A-Za-z0-9 _.,:;=+%-/()<>%[%]{}!@#$&*|~^]", function(c)
+    return format("\\%03o", c:byte())
+  end) .. '"'
+end
+
+-- Text for a C comment: the plain set without '*' (no "*/" can end the
+-- comment), anything else as '_'
+local function c_comment(s)
+  return (tostring(s):gsub("[^A-Za-z0-9 _.,:;=+%-/()<>%[%]{}!@#$&|~^]", "_"))
 end
 
 ---------------------------------------------------------------------------
@@ -636,7 +655,7 @@ static int create(const wb_host *host, const double *values, void **self, wb_mod
 {
     model *s = calloc(1, sizeof *s);
     if (!s) {
-        host->error(host, "%s: out of memory");
+        host->error(host, "%%s: out of memory", %s);
         return WB_ERR_NOMEM;
     }
     for (int i = 0; i < N_PARAMS; i++)
@@ -724,8 +743,9 @@ WB_PLUGIN_ENTRY = {
     .description = %s,
     .descriptor = &model_class,
 };
-]], wb.version, wb.abi, def.name, def.origin, code.node_count, n, np,
-    np > 0 and concat(params, "\n") or "    {0}", code.declarations, def.name, m, code.mass_constant and 1 or 0,
+]], wb.version, wb.abi, c_comment(def.name), c_comment(def.origin), code.node_count, n, np,
+    np > 0 and concat(params, "\n") or "    {0}", code.declarations, c_string(def.name), m,
+    code.mass_constant and 1 or 0,
     code.n_invariants,
     code.n_invariants > 0 and "info->invariant_names = invariant_names;" or "",
     code.functions:gsub("%%", "%%%%"), concat(structs, "\n\n"), concat(ext, "\n"),
@@ -748,18 +768,40 @@ local function content_hash(text)
 end
 wb._content_hash = content_hash
 
+-- the name begins the files' names (NAME-KEY.so, .c, .c.log, temporaries):
+-- a file name holds at most 255 bytes
+local MAX_NAME = 128
+
 function wb.compile_model(spec)
   local def = wb._prepare_model(spec, "wb.compile_model")
+  if #def.name > MAX_NAME then
+    error(format("wb.compile_model: model '%s...' (%d bytes): a compiled model's name has at "
+                 .. "most %d bytes (it names the plugin's files)", def.name:sub(1, 40), #def.name,
+                 MAX_NAME), wb._user_level())
+  end
   local ok, source = pcall(source_of, def)
   if not ok then
     error(format("wb.compile_model: model '%s': %s", def.name, tostring(source)),
           wb._user_level())
   end
   local compiler = os.getenv("CC") or "cc"
-  local key = content_hash(source .. "\0" .. compiler .. "\0" .. wb._compile_flags())
-  local folder = wb._cache_dir() .. "/models"
+  local key = content_hash(source .. "\0" .. compiler .. "\0" .. wb._compile_flags() .. "\0"
+                           .. wb._compile_inputs())
+  local folder, why = wb._cache_dir("models")
+  if not folder then
+    error(format("wb.compile_model: model '%s': %s", def.name, why), wb._user_level())
+  end
   local base = format("%s/%s-%s", folder, def.name, key)
-  local loaded, why = wb._compile_plugin(source, base .. ".c", base .. ".so", compiler)
+  -- a taken name is refused, as wb.define_model does (loaded before the
+  -- plugins were found, it replaced the installed model); the same build
+  -- again is the model already loaded
+  local origin = wb._model_origin(def.name)
+  if origin and origin ~= base .. ".so" then
+    error(format("wb.compile_model: model '%s': a model named '%s' already exists (from '%s'): "
+                 .. "choose another name", def.name, def.name, origin), wb._user_level())
+  end
+  local loaded
+  loaded, why = wb._compile_plugin(source, base .. ".c", base .. ".so", compiler, def.name)
   if not loaded then
     error(format("wb.compile_model: model '%s': %s", def.name, why), wb._user_level())
   end

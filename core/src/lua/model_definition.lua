@@ -86,6 +86,9 @@ local function parameter_list(params, fail)
           p[k] = v
         elseif k == "doc" then
           p.doc = tostring(v)
+          if p.doc:find("\0", 1, true) then
+            fail(format("parameter '%s': doc holds a NUL byte, which a C string cannot hold", name))
+          end
         elseif k ~= 1 then
           fail(format("parameter '%s': unknown field '%s' (fields: [1] the default, min, max, doc)",
                       name, tostring(k)))
@@ -159,6 +162,9 @@ local function check_spec(spec, who)
     if spec[f] ~= nil and type(spec[f]) ~= "function" then
       failn(format("field '%s' must be a function", f))
     end
+  end
+  if spec.doc ~= nil and tostring(spec.doc):find("\0", 1, true) then
+    failn("field 'doc' holds a NUL byte, which a C string cannot hold")
   end
   local mass = spec.mass == nil and 1 or spec.mass
   if type(mass) ~= "number" and type(mass) ~= "table" and type(mass) ~= "function" then
