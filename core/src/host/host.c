@@ -60,9 +60,11 @@ void host_clear_error(void)
 host_number_text host_number(double x)
 {
     host_number_text out;
-    snprintf(out.text, sizeof out.text, "%.15g", x);
-    if (strtod(out.text, NULL) != x && x == x)
-        snprintf(out.text, sizeof out.text, "%.17g", x);
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(out.text, sizeof out.text, "%.*g", digits, x);
+        if (strtod(out.text, NULL) == x || x != x)
+            break;
+    }
     return out;
 }
 

@@ -17,7 +17,7 @@ void host_clear_error(void);
 /* Prefix the current error message with context ("model 'x': "). */
 void host_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* x as the shortest decimal that reads back as x (%.15g, else %.17g), so
+/* x as the shortest decimal that reads back as x (%.15g, %.16g or %.17g), so
  * that a message never shows a bound rounded onto the value it refuses. */
 typedef struct host_number_text {
     char text[32];

@@ -205,10 +205,11 @@ static int check_growth(claims *c, const char *claim, const char *what, double n
         char tol[64] = "";
         if (!isnan(c->tol))
             snprintf(tol, sizeof tol, " (tol = %g)", c->tol);
-        host_error("%s accepted a state that breaks its claim %s: %s went from %.17g to %.17g "
+        host_error("%s accepted a state that breaks its claim %s: %s went from %s to %s "
                    "in %lld step%s, %.3g of its scale (%.3g) a step, above the claim's tolerance "
                    "%.3g%s",
-                   c->method, claim, what, *before, now, steps, steps == 1 ? "" : "s",
+                   c->method, claim, what, host_number(*before).text, host_number(now).text,
+                   steps, steps == 1 ? "" : "s",
                    change / (double)(steps > 0 ? steps : 1) / scale, scale, c->tolerance, tol);
         return -1;
     }

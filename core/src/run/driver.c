@@ -421,8 +421,8 @@ static int fail_step(solution *s, const method_config *cfg, const run_options *o
         method_config_convergence_hint(cfg, opt->h, hint, sizeof hint);
     else if (status == STEP_BROKE_CLAIM)
         snprintf(hint, sizeof hint, "reduce h (now %g)", opt->h);
-    snprintf(message, sizeof message, "step %lld (t = %.17g, h = %g) failed: %s%s%s", n + 1, t,
-             opt->h, why, !hint[0] ? "" : status == STEP_BROKE_CLAIM ? "; to keep it: " : "; to converge: ", hint);
+    snprintf(message, sizeof message, "step %lld (t = %s, h = %g) failed: %s%s%s", n + 1,
+             host_number(t).text, opt->h, why, !hint[0] ? "" : status == STEP_BROKE_CLAIM ? "; to keep it: " : "; to converge: ", hint);
     host_error("%s", message);
     s->ok = 0;
     s->failure = strdup(message);
@@ -497,8 +497,8 @@ static int run_loop(integrator *it, solution *s, const run_options *opt, double 
             record(s, row);
             /* a full disk is reported at its first failed write, not after the run */
             if (s->streaming && atomic_check(&s->stream) != 0) {
-                host_error_prefix("stream after step %lld (t = %.17g): ", n + 1,
-                                  opt->t0 + (double)(n + 1) * opt->h);
+                host_error_prefix("stream after step %lld (t = %s): ", n + 1,
+                                  host_number(opt->t0 + (double)(n + 1) * opt->h).text);
                 return -1;
             }
         } else {
