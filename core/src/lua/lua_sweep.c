@@ -11,8 +11,15 @@
  * "ok" and that string, "error" and the message work raised, "crashed"
  * and the signal, or "timeout".  A worker never returns into the caller:
  * it _exits, so nothing of the parent's (files being written, temporary
- * files) is finalised twice. */
+ * files) is finalised twice.
+ *
+ * Each worker leads its own process group, and whatever its case started
+ * (os.execute) is in it: a timeout, an interruption or the end of the
+ * worker ends the whole group, and so does the parent's death, whatever
+ * killed it (the worker's parent-death signal). */
+#define _GNU_SOURCE /* kill, sigaction, waitid in C11 mode */
 #include "lua/lua_api.h"
+#include "run/atomic_file.h"
 #include "run/driver.h"
 
 #include <errno.h>
@@ -25,6 +32,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #define POOL_TYPE "workbench.sweep_pool"
 #define MAX_JOBS 1024
@@ -63,21 +73,47 @@ static void worker_release(worker *w)
     w->fd = -1;
 }
 
-/* SIGTERM first, so that the worker removes its temporary files
- * (run/atomic_file.h); SIGKILL when it is still there a second later. */
+static void pause_ms(int ms)
+{
+    struct timespec pause = {0, (long)ms * 1000 * 1000};
+    nanosleep(&pause, NULL);
+}
+
+/* 1 once the worker has ended, still unreaped (its pid, and so its
+ * group's id, cannot be reused before the group is ended). */
+static int has_ended(pid_t pid, int block)
+{
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    int flags = WEXITED | WNOWAIT | (block ? 0 : WNOHANG);
+    while (waitid(P_PID, (id_t)pid, &info, flags) != 0)
+        if (errno != EINTR)
+            return 1; /* not our child any more: nothing to wait for */
+    return info.si_pid == pid;
+}
+
+/* Once the worker has ended: end what it left running in its group, then
+ * reap it; its wait status. */
+static int reap(pid_t pid)
+{
+    int status = 0;
+    has_ended(pid, 1);
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return status;
+}
+
+/* SIGTERM to the group first, so that the worker removes its temporary
+ * files (run/atomic_file.h); SIGKILL when it is still there a second
+ * later. */
 static void stop_worker(pid_t pid)
 {
-    kill(pid, SIGTERM);
-    for (int waited = 0; waited < 100; waited++) {
-        pid_t done = waitpid(pid, NULL, WNOHANG);
-        if (done == pid || (done < 0 && errno != EINTR))
-            return;
-        struct timespec pause = {0, 10 * 1000 * 1000};
-        nanosleep(&pause, NULL);
-    }
-    kill(pid, SIGKILL);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
+    kill(-pid, SIGTERM);
+    for (int waited = 0; waited < 100 && !has_ended(pid, 0); waited++)
+        pause_ms(10);
+    kill(-pid, SIGKILL);
+    reap(pid);
 }
 
 static void pool_kill_all(pool *p)
@@ -158,6 +194,33 @@ static void run_worker(lua_State *L, int work_index, int index, int fd)
     _exit(0);
 }
 
+/* In a worker whose parent died: its temporary files, then its group
+ * (only its own: never a group it failed to leave, its parent's shell's). */
+static void on_parent_death(int sig)
+{
+    (void)sig;
+    atomic_remove_temporaries_now();
+    kill(getpgrp() == getpid() ? 0 : getpid(), SIGKILL);
+}
+
+/* In the child, before its case: a group of its own, ended with it. */
+static void become_worker(pid_t parent)
+{
+    setpgid(0, 0);
+#ifdef __linux__
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_parent_death;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGHUP, &action, NULL);
+    prctl(PR_SET_PDEATHSIG, SIGHUP);
+    if (getppid() != parent) /* it died before the line above */
+        on_parent_death(SIGHUP);
+#else
+    (void)parent;
+#endif
+}
+
 /* ---- the parent side ------------------------------------------------------------- */
 
 static int spawn(lua_State *L, pool *p, worker *w, int work_index, int index)
@@ -165,19 +228,25 @@ static int spawn(lua_State *L, pool *p, worker *w, int work_index, int index)
     int fds[2];
     if (pipe(fds) != 0)
         return luaL_error(L, "wb.sweep: cannot create a pipe: %s", strerror(errno));
+    /* the write end: the worker's alone, never a program's it starts, so
+     * that its end is the end of the pipe */
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
     fflush(NULL); /* nothing buffered may be written twice */
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]), close(fds[1]);
         return luaL_error(L, "wb.sweep: cannot fork a worker: %s", strerror(errno));
     }
     if (pid == 0) {
+        become_worker(parent);
         close(fds[0]);
         for (int i = 0; i < p->jobs; i++) /* the other workers' pipes */
             if (p->workers[i].fd >= 0)
                 close(p->workers[i].fd);
         run_worker(L, work_index, index, fds[1]);
     }
+    setpgid(pid, pid); /* as the child does: whichever runs first */
     close(fds[1]);
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK); /* timeouts hold */
@@ -320,20 +389,23 @@ static int sweep_pool(lua_State *L)
         for (int k = 0; k < n; k++) {
             worker *w = &p->workers[map[k]];
             /* SIGTERM lets it remove its temporary files; SIGKILL if that
-             * has not ended it a second later */
+             * has not ended it a second later; to its group, so that a
+             * program its case started ends too */
             if (timeout > 0 && !w->timed_out && now_seconds() - w->started > timeout) {
-                kill(w->pid, SIGTERM);
+                kill(-w->pid, SIGTERM);
                 w->timed_out = 1;
             } else if (w->timed_out && now_seconds() - w->started > timeout + 1.0) {
-                kill(w->pid, SIGKILL);
+                kill(-w->pid, SIGKILL);
             }
-            if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+            /* asked before reading: once it has ended, all it sent is in
+             * the pipe, even if something that left its group holds the
+             * pipe open */
+            int ended = has_ended(w->pid, 0);
+            if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)) && !ended)
                 continue;
-            if (!drain(L, w))
+            if (!drain(L, w) && !ended)
                 continue;
-            int wait_status = 0;
-            while (waitpid(w->pid, &wait_status, 0) < 0 && errno == EINTR)
-                ;
+            int wait_status = reap(w->pid);
             w->pid = 0;
             collect(L, p, 3, w, wait_status, timeout, &t);
         }
