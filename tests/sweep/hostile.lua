@@ -31,6 +31,54 @@ local function well_formed(path)
   return true, ""
 end
 
+-- 1. strings that look like numbers, booleans, lists; floats with integral
+-- values; the empty string: each read back as itself, type included
+local labels = {"007", "1.0", "true", "nan", "[1,2]", "1e2", "-0", "", '"quoted"', "x\ty"}
+local values = {}
+for i, s in ipairs(labels) do values[i] = {label = s, x = i + 0.0} end
+values[#values + 1] = {label = 7, x = 1}
+local out = "strings.tsv"
+os.remove(wb.output_path(out))
+local T = wb.sweep{cases = values, out = out, jobs = 2, progress = false,
+                   run = function(c) return {echo = c.label, half = c.x / 2} end}
+local back = wb.read_results(out)
+local same, detail = #T == #values and #back == #values, ""
+for i, c in ipairs(values) do
+  for _, row in ipairs{T[i], back[i]} do
+    local ok = row.label == c.label and math.type(row.label) == math.type(c.label)
+               and row.echo == c.label and math.type(row.x) == math.type(c.x)
+    if not ok then
+      same = false
+      detail = detail .. string.format(" case %d: %s %s read back as %s %s;", i, type(c.label),
+                                       tostring(c.label), type(row.label), tostring(row.label))
+    end
+  end
+end
+wb.check(same, "string, integer and float fields read back as written, type included", detail)
+local found = back:select{label = "007"}
+wb.check(#found == 1 and found[1].x == 1.0, "select{label = '007'} finds its row",
+         #found .. " rows")
+local reran = 0
+wb.sweep{cases = values, out = out, jobs = 2, progress = false,
+         run = function() return {echo = "again", half = 0} end}
+for _, row in ipairs(wb.read_results(out)) do reran = reran + (row.echo == "again" and 1 or 0) end
+wb.check(reran == 0, "a rerun finds every case done and runs none", reran .. " ran again")
+
+-- 2. a result named like a case field is refused: a rerun of h = 0.05
+-- would otherwise find the row of h = 0.1
+local steps = {{h = 0.1}, {h = 0.05}}
+local N = wb.sweep{cases = steps, jobs = 1, progress = false,
+                   run = function(c) return {h = 0.1, error = c.h ^ 2} end}
+wb.check(N[1].status == "error" and N[2].status == "error"
+         and tostring(N[2].failure):find("'h', a field of the cases", 1, true) ~= nil
+         and N[2].h == 0.05,
+         "a result named like a case field: the case fails with the reason, its h kept",
+         tostring(N[2].status) .. " h = " .. tostring(N[2].h) .. ": " .. tostring(N[2].failure))
+local refused, why = pcall(wb.sweep, {cases = {{status = "draft"}}, progress = false,
+                                       run = function() return {} end})
+wb.check(not refused and tostring(why):find("case 1 has a field 'status'", 1, true) ~= nil,
+         "a case field named like a status column refused", tostring(why))
+
 -- 4. a timed-out case's program ends with it, and the sweep does not wait
 -- for the program
 local pid_file = wb.output_path("sleeper.pid")

@@ -37,12 +37,31 @@ local function is_number_list(v)
   return n == #v
 end
 
-local encode
+local escapes = {["\\"] = "\\\\", ["\t"] = "\\t", ["\n"] = "\\n", ["\r"] = "\\r"}
+
+-- a name or a string's text: backslash, tab, newline, CR escaped
+local function escape(s)
+  return (s:gsub("[\\\t\n\r]", escapes))
+end
+
+local function unescape(s)
+  return (s:gsub("\\(.)", {["\\"] = "\\", t = "\t", n = "\n", r = "\r"}))
+end
+
+local encode, decode
 
 local function encode_list(v)
   local cells = {}
   for i, x in ipairs(v) do cells[i] = encode(x) end
   return "[" .. concat(cells, ",") .. "]"
+end
+
+-- A string that would read back as something else ("007", "1.0", "true",
+-- "nan", "[1,2]", "", or one in quotes) is written in double quotes.
+local function encode_string(s)
+  local text = escape(s)
+  if text == "" or decode(text) ~= s then return '"' .. text .. '"' end
+  return text
 end
 
 function encode(v)
@@ -53,22 +72,17 @@ function encode(v)
     if v ~= v then return "nan" end
     if v == math.huge then return "inf" end
     if v == -math.huge then return "-inf" end
-    return format("%.17g", v)
+    local text = format("%.17g", v)
+    -- "1.0", not "1": a float reads back as a float
+    return text:find("[.e]") and text or text .. ".0"
   elseif kind == "boolean" then
     return v and "true" or "false"
   end
-  return (tostring(v):gsub("[\\\t\n\r]", {["\\"] = "\\\\", ["\t"] = "\\t", ["\n"] = "\\n",
-                                          ["\r"] = "\\r"}))
+  return encode_string(tostring(v))
 end
 
 local specials = {nan = 0 / 0, inf = math.huge, ["-inf"] = -math.huge, ["-0"] = -0.0,
                   ["true"] = true, ["false"] = false}
-
-local function unescape(s)
-  return (s:gsub("\\(.)", {["\\"] = "\\", t = "\t", n = "\n", r = "\r"}))
-end
-
-local decode
 
 local function decode_list(s)
   local list = {}
@@ -77,6 +91,7 @@ local function decode_list(s)
 end
 
 function decode(s)
+  if #s >= 2 and s:byte(1) == 34 and s:byte(-1) == 34 then return unescape(s:sub(2, -2)) end
   if specials[s] ~= nil then return specials[s] end
   if s:match("^%[[-+%w.,]*%]$") then return decode_list(s) end
   if s:match("^[-+]?%d+$") then
@@ -108,7 +123,7 @@ end
 local function serialize(result)
   local lines = {}
   for _, k in ipairs(sorted_keys(result, is_scalar)) do
-    lines[#lines + 1] = encode(k) .. "\t" .. encode(result[k])
+    lines[#lines + 1] = escape(k) .. "\t" .. encode(result[k])
   end
   return concat(lines, "\n")
 end
@@ -207,7 +222,7 @@ end
 
 local function header_line(columns)
   local names = {}
-  for i, c in ipairs(columns) do names[i] = encode(c) end
+  for i, c in ipairs(columns) do names[i] = escape(c) end
   return concat(names, "\t") .. "\n"
 end
 
@@ -268,6 +283,21 @@ end
 ---------------------------------------------------------------------------
 -- Cases.
 ---------------------------------------------------------------------------
+local STATUS_COLUMNS = {"status", "seconds", "failure"}
+local RESERVED = {status = true, seconds = true, failure = true}
+
+local function check_fields(list)
+  for i, case in ipairs(list) do
+    for _, k in ipairs(STATUS_COLUMNS) do
+      if case[k] ~= nil then
+        error(format("wb.sweep: case %d has a field '%s', a name the sweep's rows keep for "
+                     .. "themselves (status, seconds, failure); rename it", i, k), 4)
+      end
+    end
+  end
+  return list
+end
+
 local function materialize(cases)
   if type(cases) == "table" then
     for i, case in ipairs(cases) do
@@ -275,6 +305,7 @@ local function materialize(cases)
         error(format("wb.sweep: case %d is a %s, not a table of fields", i, type(case)), 3)
       end
     end
+    check_fields(cases) -- not a tail call: its errors name the script's line
     return cases
   end
   if type(cases) ~= "function" then
@@ -287,6 +318,7 @@ local function materialize(cases)
     end
     list[#list + 1] = case
   end
+  check_fields(list)
   return list
 end
 
@@ -310,8 +342,6 @@ local function case_key(columns, case)
   return concat(cells, "\t")
 end
 
-local STATUS_COLUMNS = {"status", "seconds", "failure"}
-
 -- the row of a finished case: its fields, its results, its verdict
 local function make_row(case, status, text, seconds)
   local row = {}
@@ -326,18 +356,30 @@ local function make_row(case, status, text, seconds)
   return row
 end
 
--- run(case) in the current process, its result serialized
+-- run(case) in the current process, its result serialized.  A result
+-- named like a case field would take the field's place in the row, and a
+-- rerun would find that row for another case: refused, as the names the
+-- rows keep for themselves are.
 local function work_of(spec, cases)
+  local fields = {}
+  for _, c in ipairs(case_columns(cases)) do fields[c] = true end
   return function(i)
     local result = spec.run(cases[i])
     if type(result) ~= "table" then
       error(format("run returned a %s for case %d; return a table of name = value",
-                   type(result), i))
+                   type(result), i), 0)
     end
     for _, reserved in ipairs(STATUS_COLUMNS) do
       if result[reserved] ~= nil then
         error(format("run returned '%s', a name the sweep's rows keep for themselves "
-                     .. "(status, seconds, failure)", reserved))
+                     .. "(status, seconds, failure)", reserved), 0)
+      end
+    end
+    for _, k in ipairs(sorted_keys(result)) do
+      if fields[k] then
+        error(format("run returned '%s', a field of the cases: a row holds one value per "
+                     .. "name, and a rerun would take the result for the case's own; return "
+                     .. "it under another name (say '%s_used')", k, k), 0)
       end
     end
     return serialize(result)
