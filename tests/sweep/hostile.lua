@@ -79,6 +79,27 @@ local refused, why = pcall(wb.sweep, {cases = {{status = "draft"}}, progress = f
 wb.check(not refused and tostring(why):find("case 1 has a field 'status'", 1, true) ~= nil,
          "a case field named like a status column refused", tostring(why))
 
+-- 3. a last row cut short (a full disk, a file-size limit) is left out,
+-- with a message, and a rerun starts its rows on a line of their own
+local cut = "cut.tsv"
+write_text(cut, "k\tsquare\tstatus\tseconds\tfailure\n"
+                .. "1\t1\tok\t0.5\t\n2\t4\tok\t0.5\t\n3\t9.00000")
+local R = wb.read_results(cut)
+wb.check(#R == 2 and R[2].square == 4, "wb.read_results leaves out the row cut short",
+         #R .. " rows; the last: square = " .. tostring(R[#R] and R[#R].square))
+local squares = {{k = 1}, {k = 2}, {k = 3}, {k = 4}}
+local calls = 0
+local S = wb.sweep{cases = squares, out = cut, jobs = 1, progress = false,
+                   run = function(c) calls = calls + 1; return {square = c.k * c.k} end}
+local ok_form, form = well_formed(cut)
+local again = wb.read_results(cut)
+wb.check(ok_form and #again == 4 and again[3].square == 9 and S[3].square == 9,
+         "the cut row's case runs again; the file holds whole rows", form)
+write_text(cut, "k\tsquare\tstatus\tseconds\tfailure\n1\t1\tok\t0.5\t\n2\t43\t9\tok\t0.5\t\n")
+local damaged, message = pcall(wb.read_results, cut)
+wb.check(not damaged and tostring(message):find("line 3 has 6 cells, its header 5", 1, true) ~= nil,
+         "a row of another width is refused with its line", tostring(message))
+
 -- 4. a timed-out case's program ends with it, and the sweep does not wait
 -- for the program
 local pid_file = wb.output_path("sleeper.pid")

@@ -2,8 +2,11 @@
 # Issue 25, "sweeps that mix their cases", the parts that take several
 # processes (tests/sweep/hostile.lua has the rest).
 # usage: hostile.sh WORKBENCH OUTDIR CHECK, CHECK one of
+#   same_out    a second sweep on the same out is refused
 #   signals     SIGTERM, SIGHUP, SIGKILL to a sweep end its workers and their
 #               programs
+#   file_size   a file-size limit leaves whole rows only
+#   output_dir  a relative --output-dir: one results file, found again
 set -u
 wb=$1 out=$2 check=$3
 study=$(cd "$(dirname "$0")" && pwd)/hostile_study.lua
@@ -12,6 +15,21 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
 
 case $check in
+same_out)
+    "$wb" "$study" r.tsv slow > a.txt 2>&1 &
+    first=$!
+    # until the first holds its lock (a second at most: its cases take two)
+    for i in $(seq 10); do [ -e r.tsv.lock ] && break; sleep 0.1; done
+    "$wb" "$study" r.tsv quick > b.txt 2>&1
+    status=$?
+    wait $first || fail "the first sweep failed: $(cat a.txt)"
+    cat b.txt
+    [ $status != 0 ] || fail "the second sweep on the same out ran: $(cat r.tsv)"
+    grep -q "is being written by another sweep (process $first holds" b.txt || fail "no reason"
+    [ "$(cut -f1,2 r.tsv | tr '\t\n' ',,')" = "k,square,1,1,2,4,3,9," ] || fail "r.tsv: $(cat r.tsv)"
+    [ ! -e r.tsv.lock ] || fail "the lock file stayed"
+    ok "a second sweep on the same out is refused; the first one's rows are all there"
+    ;;
 signals)
     for sig in TERM HUP KILL; do
         rm -rf pids && mkdir pids
@@ -31,6 +49,30 @@ signals)
         done
         ok "SIG$sig to the sweep ends its workers and the program one started"
     done
+    ;;
+file_size)
+    # 1024 bytes (ulimit -f counts 512-byte blocks in sh): the header and
+    # three rows fit, the fourth row is cut
+    (ulimit -f 2; "$wb" "$study" r.tsv wide > a.txt 2>&1)
+    cat a.txt
+    [ "$(tail -c 1 r.tsv | od -An -c | tr -d ' ')" = '\n' ] || fail "r.tsv ends in a row cut short"
+    grep -q "could be written (a full disk or a file-size limit?); they were taken back" a.txt \
+        || fail "no reason given"
+    [ "$(awk -F'\t' '{ print NF }' r.tsv | sort -u)" = 5 ] || fail "a row is not whole: $(cat r.tsv)"
+    "$wb" "$study" r.tsv wide > b.txt 2>&1 || fail "the rerun: $(cat b.txt)"
+    [ "$(awk -F'\t' '{ print NF }' r.tsv | sort -u)" = 5 ] || fail "a row is not whole: $(cat r.tsv)"
+    [ "$(wc -l < r.tsv)" = 9 ] || fail "$(wc -l < r.tsv) lines"
+    ok "a write cut by the file-size limit is taken back; the rerun completes the file"
+    ;;
+output_dir)
+    "$wb" --output-dir rel "$study" r.tsv four > a.txt 2>&1 || fail "$(cat a.txt)"
+    [ ! -e rel/rel ] || fail "rows went to two files: $(find rel -type f)"
+    [ "$(cut -f1,2 rel/r.tsv | tr '\t\n' ',,')" = "k,square,1,1,2,4,3,9,4,16," ] \
+        || fail "rel/r.tsv: $(cat rel/r.tsv)"
+    cp rel/r.tsv before.tsv
+    "$wb" --output-dir rel "$study" r.tsv four > b.txt 2>&1 || fail "$(cat b.txt)"
+    cmp -s before.tsv rel/r.tsv || fail "the rerun ran the cases again"
+    ok "a relative --output-dir: one results file, and a rerun finds its rows"
     ;;
 *)
     fail "unknown check '$check'"

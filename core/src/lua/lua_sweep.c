@@ -29,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -415,26 +417,158 @@ static int sweep_pool(lua_State *L)
     return 0;
 }
 
-/* wb._append_line(path, text): one write() on an O_APPEND descriptor, so a
- * row is in the file whole or not at all, whatever else appends. */
+/* wb._append_line(path, text) -> true, or nil and why: one write() on an
+ * O_APPEND descriptor, so a row is in the file whole or not at all,
+ * whatever else appends; a write cut short (a full disk, a file-size
+ * limit) is taken back, so that the next row starts a line. */
 static int append_line(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     size_t length;
     const char *text = luaL_checklstring(L, 2, &length);
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return luaL_error(L, "cannot append to '%s': %s", path, strerror(errno));
+    struct stat before;
+    if (fd < 0 || fstat(fd, &before) != 0) {
+        int saved = errno;
+        if (fd >= 0)
+            close(fd);
+        luaL_pushfail(L);
+        lua_pushfstring(L, "cannot append to '%s': %s", path, strerror(saved));
+        return 2;
+    }
     ssize_t n;
     do
         n = write(fd, text, length);
     while (n < 0 && errno == EINTR);
     int saved = errno;
+    int taken_back = n > 0 && n < (ssize_t)length && ftruncate(fd, before.st_size) == 0;
     close(fd);
-    if (n != (ssize_t)length)
-        return luaL_error(L, "cannot append to '%s': %s", path,
-                          n < 0 ? strerror(saved) : "short write");
+    if (n == (ssize_t)length) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    luaL_pushfail(L);
+    if (n < 0)
+        lua_pushfstring(L, "cannot append to '%s': %s", path, strerror(saved));
+    else
+        lua_pushfstring(L, "cannot append to '%s': only %d of a row's %d bytes could be written "
+                        "(a full disk or a file-size limit?); %s", path, (int)n, (int)length,
+                        taken_back ? "they were taken back" : "the row is cut short");
+    return 2;
+}
+
+/* ---- one sweep at a time on a results file --------------------------------------- */
+
+#define LOCK_TYPE "workbench.sweep_lock"
+
+typedef struct sweep_lock {
+    int fd;
+    pid_t owner; /* a forked worker never removes its parent's lock */
+    char *path;
+} sweep_lock;
+
+static int lock_release(lua_State *L)
+{
+    sweep_lock *k = luaL_checkudata(L, 1, LOCK_TYPE);
+    if (k->fd >= 0 && k->owner == getpid()) {
+        atomic_untrack_path(k->path);
+        unlink(k->path); /* before the lock goes: the next sweep locks a new file */
+        close(k->fd);
+    }
+    k->fd = -1;
+    free(k->path);
+    k->path = NULL;
     return 0;
+}
+
+/* Who holds the lock, as its file says. */
+static void read_holder(int fd, char *pid, size_t size)
+{
+    ssize_t n = pread(fd, pid, size - 1, 0);
+    pid[n > 0 ? n : 0] = '\0';
+    pid[strcspn(pid, "\n")] = '\0';
+    if (!pid[0])
+        snprintf(pid, size, "?");
+}
+
+/* 1 when fd is still the file at path (its last holder may have removed
+ * it between our open and our lock). */
+static int is_file_at(int fd, const char *path)
+{
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+/* wb._sweep_lock(out) -> a lock (closed: released), or nil and why:
+ * an flock on OUT.lock, which holds the holder's pid and is removed on
+ * release (and by a fatal signal, as temporary files are). */
+static int sweep_lock_take(lua_State *L)
+{
+    const char *out = luaL_checkstring(L, 1);
+    sweep_lock *k = lua_newuserdatauv(L, sizeof *k, 0);
+    k->fd = -1, k->owner = getpid(), k->path = NULL;
+    if (luaL_newmetatable(L, LOCK_TYPE)) {
+        lua_pushcfunction(L, lock_release);
+        lua_setfield(L, -2, "__gc");
+        lua_pushcfunction(L, lock_release);
+        lua_setfield(L, -2, "__close");
+        lua_pushboolean(L, 0);
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_setmetatable(L, -2);
+    const char *path = lua_pushfstring(L, "%s.lock", out);
+    k->path = strdup(path);
+    if (!k->path)
+        return luaL_error(L, "wb.sweep: out of memory");
+    make_parent_dirs(path);
+    for (int attempt = 0; attempt < 100; attempt++) {
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            luaL_pushfail(L);
+            lua_pushfstring(L, "cannot create the lock file '%s': %s", path, strerror(errno));
+            return 2;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int saved = errno;
+            char pid[32];
+            read_holder(fd, pid, sizeof pid);
+            close(fd);
+            luaL_pushfail(L);
+            if (saved == EWOULDBLOCK)
+                lua_pushfstring(L, "'%s' is being written by another sweep (process %s holds "
+                                "'%s'); wait for it to finish, or give this one another out",
+                                out, pid, path);
+            else
+                lua_pushfstring(L, "cannot lock '%s': %s", path, strerror(saved));
+            return 2;
+        }
+        if (is_file_at(fd, path)) {
+            char pid[32];
+            int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+            if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+                /* the pid is for the message only */
+            }
+            k->fd = fd;
+            atomic_track_path(k->path);
+            lua_pop(L, 1); /* the path */
+            return 1;
+        }
+        close(fd);
+    }
+    luaL_pushfail(L);
+    lua_pushfstring(L, "cannot lock '%s': it keeps being replaced", path);
+    return 2;
+}
+
+/* wb._cwd(): the current folder. */
+static int current_folder(lua_State *L)
+{
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return luaL_error(L, "wb.sweep: cannot find the current folder: %s", strerror(errno));
+    lua_pushstring(L, cwd);
+    return 1;
 }
 
 /* wb._executable(): this program's absolute path, for Slurm tasks. */
@@ -521,6 +655,8 @@ void lua_sweep_register(lua_State *L)
     static const luaL_Reg functions[] = {
         {"_sweep_pool", sweep_pool},
         {"_append_line", append_line},
+        {"_sweep_lock", sweep_lock_take},
+        {"_cwd", current_folder},
         {"_processors", processors},
         {"_executable", executable},
         {NULL, NULL},

@@ -251,32 +251,57 @@ local function split_tabs(line)
   return cells
 end
 
--- columns, rows of a results file, or nil when there is none
+-- columns and rows of a results file (nil when there is none), and the
+-- text of a last row cut short, which is left out: every row is written
+-- with its newline, so a last line without one is what a full disk or a
+-- file-size limit stopped.  A row of another width than the header is
+-- refused, not read: its values would land in other columns.
 local function read_results(path)
   local f = io.open(path, "r")
   if not f then return nil end
   local text = f:read("a")
   f:close()
-  local columns, rows = nil, {}
-  for line in text:gmatch("[^\n]+") do
+  local partial
+  if text ~= "" and text:sub(-1) ~= "\n" then
+    local cut = text:find("[^\n]*$")
+    partial, text = text:sub(cut), text:sub(1, cut - 1)
+  end
+  local columns, rows, number = nil, {}, 0
+  for line in text:gmatch("([^\n]*)\n") do
+    number = number + 1
     local cells = split_tabs(line)
-    if not columns then
+    if line == "" then
+      -- an empty line holds nothing
+    elseif not columns then
       columns = {}
       for i, c in ipairs(cells) do columns[i] = unescape(c) end
+    elseif #cells ~= #columns then
+      error(format("'%s' line %d has %d cells, its header %d: a damaged row (two rows run "
+                   .. "together after a write was cut short?); mend or remove it, or redo the "
+                   .. "sweep with fresh = true", path, number, #cells, #columns), 0)
     else
       local row = {}
       for i, c in ipairs(columns) do
-        if cells[i] and cells[i] ~= "" then row[c] = decode(cells[i]) end
+        if cells[i] ~= "" then row[c] = decode(cells[i]) end
       end
       rows[#rows + 1] = row
     end
   end
-  return columns, rows
+  return columns, rows, partial
+end
+
+local function warn_partial(who, path, partial, what)
+  io.stderr:write(format("%s: '%s' ends in a row cut short (%d bytes without a newline: a write "
+                         .. "stopped by a full disk or a file-size limit?); %s\n", who, path,
+                         #partial, what))
 end
 
 wb.read_results = function(path)
-  local columns, rows = read_results(wb.output_path(path))
+  local file = wb.output_path(path)
+  local ok, columns, rows, partial = pcall(read_results, file)
+  if not ok then error("wb.read_results: " .. tostring(columns), 2) end
   if not columns then error("wb.read_results: cannot read '" .. tostring(path) .. "'", 2) end
+  if partial then warn_partial("wb.read_results", file, partial, "it is left out") end
   return new_table(rows, columns)
 end
 
@@ -520,12 +545,29 @@ local function write_batch(mode, out, indices)
   io.stdout:flush()
 end
 
+-- One sweep at a time writes a results file: a second one running on it
+-- (another terminal, a script with the same out) is refused, not mixed in.
+local function lock(out, level)
+  local held, why = wb._sweep_lock(out)
+  if not held then error("wb.sweep: " .. why, level + 1) end
+  return held
+end
+
+-- the results file read for a rerun or a merge; a row cut short left out
+local function read_previous(out)
+  local ok, columns, rows, partial = pcall(read_results, out)
+  if not ok then error("wb.sweep: " .. tostring(columns), 0) end
+  if partial then warn_partial("wb.sweep", out, partial, "it is dropped, and its case runs again") end
+  return columns, rows, partial
+end
+
 -- --merge: collect the per-case files into out (a case without one keeps
 -- its row from an earlier run in out); report what is missing
 local function merge(mode, cases, out)
+  local held <close> = lock(out, 3)
   local rows, missing, failed = {}, {}, {}
   local key_columns, earlier = case_columns(cases), {}
-  local _, old_rows = read_results(out)
+  local _, old_rows = read_previous(out)
   for _, row in ipairs(old_rows or {}) do earlier[case_key(key_columns, row)] = row end
   for i = 1, #cases do
     local _, found = read_results(case_file(out, i))
@@ -559,16 +601,19 @@ end
 -- the default: a local pool, rows appended to out as cases finish, cases
 -- already done (same fields, status ok) skipped
 local function run_locally(spec, cases, out, mode)
+  local held <close> = out and lock(out, 3)
   local fresh = spec.fresh or mode.fresh
   local columns, previous = nil, {}
   local key_columns = case_columns(cases)
   if out and not fresh then
-    local old_columns, old_rows = read_results(out)
+    local old_columns, old_rows, partial = read_previous(out)
     if old_columns then
       columns = old_columns
       for _, row in ipairs(old_rows) do
         if row.status == "ok" then previous[case_key(key_columns, row)] = row end
       end
+      -- the next row must start a line: the file again without the cut row
+      if partial then new_table(old_rows, old_columns):write(out) end
     end
   end
   local rows, todo = {}, {}
@@ -592,7 +637,8 @@ local function run_locally(spec, cases, out, mode)
                                .. "the returned table only\n", tostring(k), out))
       end
     end
-    wb._append_line(out, row_line(columns, row))
+    local ok, why = wb._append_line(out, row_line(columns, row))
+    if not ok then error("wb.sweep: " .. why, 0) end
   end
   if out and fresh then columns = nil end
   local work = work_of(spec, cases)
@@ -625,12 +671,21 @@ local function run_locally(spec, cases, out, mode)
   return T
 end
 
+-- out under the output folder; absolute when that folder is relative, so
+-- that wb.write_file (which puts a relative name under it) and the direct
+-- reads and appends name the same file
+local function results_path(out)
+  local path = wb.output_path(out)
+  if path ~= out and path:sub(1, 1) ~= "/" then path = wb._cwd() .. "/" .. path end
+  return path
+end
+
 function wb.sweep(spec)
   check_spec(spec)
   local cases = materialize(spec.cases)
   local mode = wb._sweep_mode or {mode = "local"}
   local out = spec.out or mode.default_out
-  if out then out = wb.output_path(out) end
+  if out then out = results_path(out) end
   if mode.mode ~= "local" and not out then
     error("wb.sweep: give out = \"file.tsv\" to run a sweep from the command line", 2)
   end
@@ -643,10 +698,15 @@ function wb.sweep(spec)
     for i = 1, #cases do all[i] = i end
     write_batch(mode, out, all)
     os.exit(0, true)
-  elseif mode.mode == "merge" then
-    return merge(mode, cases, out)
   end
-  return run_locally(spec, cases, out, mode)
+  -- not tail calls: their errors name the script's line
+  local T
+  if mode.mode == "merge" then
+    T = merge(mode, cases, out)
+  else
+    T = run_locally(spec, cases, out, mode)
+  end
+  return T
 end
 
 wb._sweep_encode, wb._sweep_decode = encode, decode
