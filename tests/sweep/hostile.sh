@@ -2,6 +2,8 @@
 # Issue 25, "sweeps that mix their cases", the parts that take several
 # processes (tests/sweep/hostile.lua has the rest).
 # usage: hostile.sh WORKBENCH OUTDIR CHECK, CHECK one of
+#   stale       --merge takes a result only for the case it ran
+#   list        every process sees the case list --list showed
 #   same_out    a second sweep on the same out is refused
 #   signals     SIGTERM, SIGHUP, SIGKILL to a sweep end its workers and their
 #               programs
@@ -15,6 +17,52 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
 
 case $check in
+stale)
+    # four cases run one by one; then a case is added in front of the list
+    "$wb" sweep --list "$study" r.tsv four > list.txt || fail "--list"
+    for i in 1 2 3 4; do "$wb" sweep --case $i "$study" r.tsv four || fail "--case $i"; done
+    "$wb" sweep --merge "$study" r.tsv front > merge.txt || fail "--merge: $(cat merge.txt)"
+    cat merge.txt
+    grep -q "merged 3 of 4 case(s)" merge.txt || fail "merge took files of other cases"
+    grep -q "1 missing (1)" merge.txt || fail "the case that never ran is not missing"
+    grep -q "case-1.tsv holds k=1, not case 1's k=0: taken for case 2" merge.txt \
+        || fail "no stale file named"
+    grep -q "case-4.tsv holds k=4, not case 4's k=3: not merged" merge.txt \
+        || fail "no stale file named"
+    # every merged row is its own case's: square = k^2
+    awk -F'\t' 'NR > 1 && $2 != "" && $2 != $1 * $1 { bad = 1 } END { exit bad }' r.tsv \
+        || fail "a merged row holds another case's result: $(cat r.tsv)"
+    # --resubmit runs the missing one, the right one
+    "$wb" sweep --merge --resubmit "$study" r.tsv front > resubmit.txt || fail "--resubmit"
+    grep -q "^cases='1'$" r.tsv.slurm.sh || fail "resubmitted: $(grep ^cases= r.tsv.slurm.sh)"
+    "$wb" sweep --case 1 "$study" r.tsv front || fail "--case 1"
+    "$wb" sweep --merge "$study" r.tsv front > merge2.txt || fail "--merge"
+    grep -q "merged 4 of 4 case(s) into .*; 0 failed, 0 missing" merge2.txt || fail "$(cat merge2.txt)"
+    [ "$(cut -f1,2 r.tsv | tr '\t\n' ',,')" = "k,square,0,0,1,1,2,4,3,9," ] \
+        || fail "merged: $(cut -f1,2 r.tsv)"
+    ok "--merge names the stale files, takes each result for its own case only, resubmits the rest"
+    ;;
+list)
+    # math.random: the same cases in every process
+    "$wb" sweep --list "$study" r.tsv random > a.txt || fail "--list"
+    "$wb" sweep --list "$study" r.tsv random > b.txt || fail "--list"
+    cmp -s a.txt b.txt || fail "--list drew other cases the second time: $(head -2 a.txt b.txt)"
+    "$wb" sweep --case 3 "$study" r.tsv random || fail "--case 3"
+    "$wb" sweep --merge "$study" r.tsv random > merge.txt
+    grep -q "merged 1 of 6" merge.txt || fail "$(cat merge.txt)"
+    x_listed=$(sed -n 3p a.txt | cut -f3) x_ran=$(sed -n 2p r.tsv.cases/case-3.tsv | cut -f4)
+    [ "x=$x_ran" = "$x_listed" ] || fail "--case 3 ran $x_ran, --list showed $x_listed"
+    # a list that changes between --list and --case: refused, with the reason
+    SWEEP_CASES=3 "$wb" sweep --list "$study" e.tsv env > /dev/null || fail "--list"
+    SWEEP_CASES=4 "$wb" sweep --case 2 "$study" e.tsv env 2> err.txt
+    status=$?
+    cat err.txt
+    [ $status = 2 ] || fail "--case on another list than --list's exited $status"
+    grep -q "the case list is not the one --list or --slurm saved .*(3 case(s) then, 4 now)" err.txt \
+        || fail "no reason given"
+    [ ! -e e.tsv.cases/case-2.tsv ] || fail "it ran anyway"
+    ok "math.random draws the same cases in every process; a list that changes is refused"
+    ;;
 same_out)
     "$wb" "$study" r.tsv slow > a.txt 2>&1 &
     first=$!

@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -601,8 +602,34 @@ static void set_list(lua_State *L, const char *key, char *const *items, int coun
     lua_setfield(L, -2, key);
 }
 
+static uint64_t fnv1a(uint64_t h, const char *text, size_t length)
+{
+    for (size_t i = 0; i < length; i++)
+        h = (h ^ (unsigned char)text[i]) * 1099511628211u;
+    return h;
+}
+
+/* math.random seeded from the script's file name and arguments: every
+ * process of one sweep (--list, --case, the Slurm tasks) draws the same
+ * cases, and another sweep other ones. */
+static void seed_random(lua_State *L, const lua_sweep_mode *mode)
+{
+    const char *name = mode->script ? mode->script : "";
+    const char *slash = strrchr(name, '/');
+    name = slash ? slash + 1 : name;
+    uint64_t h = fnv1a(14695981039346656037u, name, strlen(name) + 1);
+    for (int i = 0; i < mode->n_args; i++)
+        h = fnv1a(h, mode->args[i], strlen(mode->args[i]) + 1);
+    lua_getglobal(L, "math");
+    lua_getfield(L, -1, "randomseed");
+    lua_pushinteger(L, (lua_Integer)(h >> 1));
+    lua_call(L, 1, 0);
+    lua_pop(L, 1);
+}
+
 void lua_sweep_set_mode(lua_State *L, const lua_sweep_mode *mode)
 {
+    seed_random(L, mode);
     static const char *const kinds[] = {"local", "list", "case", "slurm", "merge"};
     lua_getglobal(L, "wb");
     lua_newtable(L);

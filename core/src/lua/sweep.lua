@@ -18,6 +18,11 @@
 -- and failure (the message of a failed case).  A failing case never stops the
 -- others.  The same script runs under `workbench sweep` for the command
 -- line, GNU parallel and Slurm (see `workbench sweep --help`).
+--
+-- A case is known by its key, its recorded fields with their values (type
+-- included): a rerun skips a case whose key has an "ok" row in out, and a
+-- result file of `--case I` carries the key of the case it ran, so that
+-- --merge takes it for case I only when case I has that key.
 local wb = ...
 
 local format, concat = string.format, table.concat
@@ -359,12 +364,31 @@ local function case_columns(cases)
   return columns
 end
 
+-- a row's or a case's values in the given columns: a row of a results
+-- file is found again by its case's
 local function case_key(columns, case)
   local cells = {}
   for i, c in ipairs(columns) do
     cells[i] = case[c] == nil and "" or encode(case[c])
   end
   return concat(cells, "\t")
+end
+
+-- A case's own key, whatever the other cases hold: its recorded fields,
+-- name and value (type included), sorted; what a --case result file
+-- carries and --merge checks.
+local function case_id(case)
+  local parts = {}
+  for _, k in ipairs(sorted_keys(case, is_scalar)) do
+    parts[#parts + 1] = escape(k) .. "\t" .. encode(case[k])
+  end
+  return concat(parts, "\n")
+end
+
+-- the key as people read it: h=0.1 method=rattle
+local function show_id(id)
+  if id == "" then return "(no fields)" end
+  return (id:gsub("\t", "="):gsub("\n", " "))
 end
 
 -- the row of a finished case: its fields, its results, its verdict
@@ -446,7 +470,42 @@ local function columns_of(cases, rows)
   return columns
 end
 
-local function list_cases(cases)
+local function case_dir(out) return out .. ".cases" end
+local function case_file(out, i) return format("%s/case-%d.tsv", case_dir(out), i) end
+local function list_file(out) return case_dir(out) .. "/list.tsv" end
+
+-- The case list as --list and --slurm saw it, each case's key in order:
+-- every --case process must see the same (a list drawn from the clock, or
+-- from math.random after math.randomseed() without a number, does not).
+local function save_list(out, cases)
+  local lines = {"case\tcase_key\n"}
+  for i, case in ipairs(cases) do lines[#lines + 1] = i .. "\t" .. escape(case_id(case)) .. "\n" end
+  wb.write_file(list_file(out), concat(lines))
+end
+
+-- nil when cases is the saved list (or none is saved), else how it differs
+local function list_changed(out, cases)
+  local f = io.open(list_file(out), "r")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  local saved = {}
+  for line in text:gmatch("[^\n]+") do
+    local i, key = line:match("^(%d+)\t(.*)$")
+    if i then saved[#saved + 1] = unescape(key) end
+  end
+  for i = 1, math.min(#saved, #cases) do
+    local now = case_id(cases[i])
+    if saved[i] ~= now then
+      return format("case %d was %s, is now %s", i, show_id(saved[i]), show_id(now))
+    end
+  end
+  if #saved ~= #cases then return format("%d case(s) then, %d now", #saved, #cases) end
+  return nil
+end
+
+local function list_cases(cases, out)
+  save_list(out, cases)
   local columns = case_columns(cases)
   for i, case in ipairs(cases) do
     local cells = {tostring(i)}
@@ -459,24 +518,51 @@ local function list_cases(cases)
   os.exit(0, true)
 end
 
-local function case_dir(out) return out .. ".cases" end
-local function case_file(out, i) return format("%s/case-%d.tsv", case_dir(out), i) end
-
--- --case I: run case I here and write its one-row results file
+-- --case I: run case I here and write its one-row results file, headed by
+-- the case's index and key
 local function run_one_case(spec, cases, out, i)
   if not (math.type(i) == "integer" and i >= 1 and i <= #cases) then
     io.stderr:write(format("workbench sweep: --case %s is not a case of 1..%d\n", tostring(i),
                            #cases))
     os.exit(2, true)
   end
+  local changed = list_changed(out, cases)
+  if changed then
+    io.stderr:write(format("workbench sweep: --case %d: the case list is not the one --list or "
+                           .. "--slurm saved in '%s' (%s); a list built from the clock, or "
+                           .. "drawn after math.randomseed() without a number, differs in every "
+                           .. "process: make it the same every time (run --list again after "
+                           .. "changing it)\n", i, list_file(out), changed))
+    os.exit(2, true)
+  end
   local started = wb.clock()
   local ok, text = pcall(work_of(spec, cases), i)
   local row = make_row(cases[i], ok and "ok" or "error", tostring(text), wb.clock() - started)
   local columns = columns_of(cases, {row})
-  table.insert(columns, 1, "case")
-  row.case = i
-  wb.write_file(case_file(out, i), header_line(columns) .. row_line(columns, row))
+  wb.write_file(case_file(out, i), "case\tcase_key\t" .. header_line(columns)
+                .. i .. "\t" .. escape(case_id(cases[i])) .. "\t" .. row_line(columns, row))
   os.exit(ok and 0 or 1, true)
+end
+
+-- A --case result file: its row and the key of the case it ran; nil when
+-- there is none, false and why when it cannot be used.
+local function read_case_file(path)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  local header, line = text:match("^([^\n]*)\n([^\n]*)\n$")
+  if not header then return false, "not a whole result file" end
+  local names, cells = split_tabs(header), split_tabs(line)
+  if names[1] ~= "case" or names[2] ~= "case_key" then
+    return false, "written by an earlier version, without its case's key"
+  end
+  if #cells ~= #names then return false, "a damaged row" end
+  local row = {}
+  for k = 3, #names do
+    if cells[k] ~= "" then row[unescape(names[k])] = decode(cells[k]) end
+  end
+  return row, unescape(cells[2])
 end
 
 local function shell_quote(s)
@@ -489,11 +575,12 @@ local function absolute(path, cwd)
   return cwd .. "/" .. path
 end
 
-local function write_batch(mode, out, indices)
+local function write_batch(mode, out, indices, cases)
   out = absolute(out, mode.cwd)
   local opt = mode.slurm or {}
   -- Slurm opens the tasks' output files before they run: the folder first
   wb.write_file(case_dir(out) .. "/.slurm", "job-array outputs of " .. out .. "\n")
+  save_list(out, cases)
   local chunk = math.max(1, math.floor(opt.chunk or 1))
   local tasks = math.ceil(#indices / chunk)
   local lines = {"#!/bin/sh",
@@ -561,19 +648,54 @@ local function read_previous(out)
   return columns, rows, partial
 end
 
+local function list_text(list)
+  return #list > 0 and " (" .. concat(list, " ") .. ")" or ""
+end
+
+-- The --case result files, by the key of the case each ran: files 1..n
+-- and any after them (a list that was longer); a file whose key is not its
+-- index's case's is stale (the list changed since it ran), reported, and
+-- taken only for the case that has its key.
+local function read_case_files(out, cases)
+  local by_key, stale = {}, {}
+  local ids = {}
+  for i, case in ipairs(cases) do ids[i] = case_id(case) end
+  local index_of = {}
+  for i = #ids, 1, -1 do index_of[ids[i]] = i end
+  local i = 1
+  while true do
+    local row, key = read_case_file(case_file(out, i))
+    if row == nil and i > #cases then break end
+    if row == false then
+      stale[#stale + 1] = format("case-%d.tsv: %s", i, key)
+    elseif row then
+      if key ~= ids[i] then
+        local j = index_of[key]
+        stale[#stale + 1] = format("case-%d.tsv holds %s, not case %d's %s: %s", i, show_id(key), i,
+                                   ids[i] and show_id(ids[i]) or "(no such case now)",
+                                   j and format("taken for case %d", j) or "not merged")
+      end
+      -- a file at its own index before one that strayed
+      if key == ids[i] or not by_key[key] then by_key[key] = row end
+    end
+    i = i + 1
+  end
+  return by_key, stale
+end
+
 -- --merge: collect the per-case files into out (a case without one keeps
--- its row from an earlier run in out); report what is missing
+-- its row from an earlier run in out); report what is missing.  A result
+-- is taken for a case only when it carries the case's key.
 local function merge(mode, cases, out)
   local held <close> = lock(out, 3)
   local rows, missing, failed = {}, {}, {}
   local key_columns, earlier = case_columns(cases), {}
   local _, old_rows = read_previous(out)
   for _, row in ipairs(old_rows or {}) do earlier[case_key(key_columns, row)] = row end
-  for i = 1, #cases do
-    local _, found = read_results(case_file(out, i))
-    local row = found and found[1] or earlier[case_key(key_columns, cases[i])]
+  local by_key, stale = read_case_files(out, cases)
+  for i, case in ipairs(cases) do
+    local row = by_key[case_id(case)] or earlier[case_key(key_columns, case)]
     if row then
-      row.case = nil
       rows[#rows + 1] = row
       if row.status ~= "ok" then failed[#failed + 1] = i end
     else
@@ -583,18 +705,23 @@ local function merge(mode, cases, out)
   local columns = columns_of(cases, rows)
   local T = new_table(rows, columns)
   T:write(out)
-  io.write(format("workbench sweep: merged %d of %d case(s) into %s; %d failed%s, %d missing%s\n",
-                  #rows, #cases, out, #failed,
-                  #failed > 0 and " (" .. concat(failed, " ") .. ")" or "", #missing,
-                  #missing > 0 and " (" .. concat(missing, " ") .. ")" or ""))
+  io.write(format("workbench sweep: merged %d of %d case(s) into %s; %d failed%s, %d missing%s%s\n",
+                  #rows, #cases, out, #failed, list_text(failed), #missing, list_text(missing),
+                  #stale > 0 and format("; %d stale result file(s)", #stale) or ""))
+  for _, s in ipairs(stale) do io.write("  stale: ", s, "\n") end
+  local changed = list_changed(out, cases)
+  if changed then
+    io.write(format("  note: the case list is not the one --list or --slurm saved (%s); each "
+                    .. "result file was checked against its case's key\n", changed))
+  end
   if mode.resubmit and #failed + #missing > 0 then
     local again = {}
     for _, i in ipairs(missing) do again[#again + 1] = i end
     for _, i in ipairs(failed) do again[#again + 1] = i end
     table.sort(again)
-    write_batch(mode, out, again)
+    write_batch(mode, out, again, cases)
   end
-  T.missing, T.failed = missing, failed
+  T.missing, T.failed, T.stale = missing, failed, stale
   return T
 end
 
@@ -690,13 +817,13 @@ function wb.sweep(spec)
     error("wb.sweep: give out = \"file.tsv\" to run a sweep from the command line", 2)
   end
   if mode.mode == "list" then
-    list_cases(cases)
+    list_cases(cases, out)
   elseif mode.mode == "case" then
     run_one_case(spec, cases, out, mode.case)
   elseif mode.mode == "slurm" then
     local all = {}
     for i = 1, #cases do all[i] = i end
-    write_batch(mode, out, all)
+    write_batch(mode, out, all, cases)
     os.exit(0, true)
   end
   -- not tail calls: their errors name the script's line
