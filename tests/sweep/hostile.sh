@@ -8,6 +8,7 @@
 #   signals     SIGTERM, SIGHUP, SIGKILL to a sweep end its workers and their
 #               programs
 #   file_size   a file-size limit leaves whole rows only
+#   slurm_path  a newline in the results path cannot end an #SBATCH line
 #   output_dir  a relative --output-dir: one results file, found again
 set -u
 wb=$1 out=$2 check=$3
@@ -111,6 +112,21 @@ file_size)
     [ "$(awk -F'\t' '{ print NF }' r.tsv | sort -u)" = 5 ] || fail "a row is not whole: $(cat r.tsv)"
     [ "$(wc -l < r.tsv)" = 9 ] || fail "$(wc -l < r.tsv) lines"
     ok "a write cut by the file-size limit is taken back; the rerun completes the file"
+    ;;
+slurm_path)
+    out='x
+touch INJECTED
+.tsv'
+    "$wb" sweep --slurm --out "$out" "$study" > a.txt 2> err.txt
+    status=$?
+    cat err.txt
+    [ $status != 0 ] || fail "a results path with a newline was accepted"
+    grep -q "holds a newline or another control character" err.txt || fail "no reason"
+    ! ls ./*.slurm.sh > /dev/null 2>&1 || fail "a batch script was written"
+    # a plain path with a space and a quote: the #SBATCH line stays one line
+    "$wb" sweep --slurm --out "it's a.tsv" "$study" "" four > b.txt || fail "$(cat b.txt)"
+    grep -c '^#SBATCH --output=' "it's a.tsv.slurm.sh" | grep -qx 1 || fail "the #SBATCH line"
+    ok "a newline in the results path is refused before any batch script is written"
     ;;
 output_dir)
     "$wb" --output-dir rel "$study" r.tsv four > a.txt 2>&1 || fail "$(cat a.txt)"

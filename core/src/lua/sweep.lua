@@ -577,6 +577,13 @@ end
 
 local function write_batch(mode, out, indices, cases)
   out = absolute(out, mode.cwd)
+  -- #SBATCH lines are read by sbatch, not the shell: a newline in the
+  -- path would end the line, and what follows would run as a command
+  if out:find("%c") then
+    error(format("wb.sweep: --slurm: the results path '%s' holds a newline or another control "
+                 .. "character, which would end its #SBATCH line; give out a plain name",
+                 (out:gsub("%c", "?"))), 0)
+  end
   local opt = mode.slurm or {}
   -- Slurm opens the tasks' output files before they run: the folder first
   wb.write_file(case_dir(out) .. "/.slurm", "job-array outputs of " .. out .. "\n")
