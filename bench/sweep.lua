@@ -7,7 +7,7 @@ local n = wb.quick and 40 or 200
 local function short_case(c)
   local sol = wb.integrate{model = wb.model("kepler"), method = "rk4", h = 1e-3,
                            steps = 4000, every = 4000}
-  return {energy_error = sol:max("energy_error"), k = c.k}
+  return {energy_error = sol:max("energy_error")} -- k is the case's field: in the row already
 end
 
 local cases = {}

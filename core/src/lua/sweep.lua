@@ -18,6 +18,11 @@
 -- and failure (the message of a failed case).  A failing case never stops the
 -- others.  The same script runs under `workbench sweep` for the command
 -- line, GNU parallel and Slurm (see `workbench sweep --help`).
+--
+-- A case is known by its key, its recorded fields with their values (type
+-- included): a rerun skips a case whose key has an "ok" row in out, and a
+-- result file of `--case I` carries the key of the case it ran, so that
+-- --merge takes it for case I only when case I has that key.
 local wb = ...
 
 local format, concat = string.format, table.concat
@@ -37,12 +42,31 @@ local function is_number_list(v)
   return n == #v
 end
 
-local encode
+local escapes = {["\\"] = "\\\\", ["\t"] = "\\t", ["\n"] = "\\n", ["\r"] = "\\r"}
+
+-- a name or a string's text: backslash, tab, newline, CR escaped
+local function escape(s)
+  return (s:gsub("[\\\t\n\r]", escapes))
+end
+
+local function unescape(s)
+  return (s:gsub("\\(.)", {["\\"] = "\\", t = "\t", n = "\n", r = "\r"}))
+end
+
+local encode, decode
 
 local function encode_list(v)
   local cells = {}
   for i, x in ipairs(v) do cells[i] = encode(x) end
   return "[" .. concat(cells, ",") .. "]"
+end
+
+-- A string that would read back as something else ("007", "1.0", "true",
+-- "nan", "[1,2]", "", or one in quotes) is written in double quotes.
+local function encode_string(s)
+  local text = escape(s)
+  if text == "" or decode(text) ~= s then return '"' .. text .. '"' end
+  return text
 end
 
 function encode(v)
@@ -53,22 +77,17 @@ function encode(v)
     if v ~= v then return "nan" end
     if v == math.huge then return "inf" end
     if v == -math.huge then return "-inf" end
-    return format("%.17g", v)
+    local text = format("%.17g", v)
+    -- "1.0", not "1": a float reads back as a float
+    return text:find("[.e]") and text or text .. ".0"
   elseif kind == "boolean" then
     return v and "true" or "false"
   end
-  return (tostring(v):gsub("[\\\t\n\r]", {["\\"] = "\\\\", ["\t"] = "\\t", ["\n"] = "\\n",
-                                          ["\r"] = "\\r"}))
+  return encode_string(tostring(v))
 end
 
 local specials = {nan = 0 / 0, inf = math.huge, ["-inf"] = -math.huge, ["-0"] = -0.0,
                   ["true"] = true, ["false"] = false}
-
-local function unescape(s)
-  return (s:gsub("\\(.)", {["\\"] = "\\", t = "\t", n = "\n", r = "\r"}))
-end
-
-local decode
 
 local function decode_list(s)
   local list = {}
@@ -77,6 +96,7 @@ local function decode_list(s)
 end
 
 function decode(s)
+  if #s >= 2 and s:byte(1) == 34 and s:byte(-1) == 34 then return unescape(s:sub(2, -2)) end
   if specials[s] ~= nil then return specials[s] end
   if s:match("^%[[-+%w.,]*%]$") then return decode_list(s) end
   if s:match("^[-+]?%d+$") then
@@ -108,7 +128,7 @@ end
 local function serialize(result)
   local lines = {}
   for _, k in ipairs(sorted_keys(result, is_scalar)) do
-    lines[#lines + 1] = encode(k) .. "\t" .. encode(result[k])
+    lines[#lines + 1] = escape(k) .. "\t" .. encode(result[k])
   end
   return concat(lines, "\n")
 end
@@ -207,7 +227,7 @@ end
 
 local function header_line(columns)
   local names = {}
-  for i, c in ipairs(columns) do names[i] = encode(c) end
+  for i, c in ipairs(columns) do names[i] = escape(c) end
   return concat(names, "\t") .. "\n"
 end
 
@@ -236,38 +256,78 @@ local function split_tabs(line)
   return cells
 end
 
--- columns, rows of a results file, or nil when there is none
+-- columns and rows of a results file (nil when there is none), and the
+-- text of a last row cut short, which is left out: every row is written
+-- with its newline, so a last line without one is what a full disk or a
+-- file-size limit stopped.  A row of another width than the header is
+-- refused, not read: its values would land in other columns.
 local function read_results(path)
   local f = io.open(path, "r")
   if not f then return nil end
   local text = f:read("a")
   f:close()
-  local columns, rows = nil, {}
-  for line in text:gmatch("[^\n]+") do
+  local partial
+  if text ~= "" and text:sub(-1) ~= "\n" then
+    local cut = text:find("[^\n]*$")
+    partial, text = text:sub(cut), text:sub(1, cut - 1)
+  end
+  local columns, rows, number = nil, {}, 0
+  for line in text:gmatch("([^\n]*)\n") do
+    number = number + 1
     local cells = split_tabs(line)
-    if not columns then
+    if line == "" then
+      -- an empty line holds nothing
+    elseif not columns then
       columns = {}
       for i, c in ipairs(cells) do columns[i] = unescape(c) end
+    elseif #cells ~= #columns then
+      error(format("'%s' line %d has %d cells, its header %d: a damaged row (two rows run "
+                   .. "together after a write was cut short?); mend or remove it, or redo the "
+                   .. "sweep with fresh = true", path, number, #cells, #columns), 0)
     else
       local row = {}
       for i, c in ipairs(columns) do
-        if cells[i] and cells[i] ~= "" then row[c] = decode(cells[i]) end
+        if cells[i] ~= "" then row[c] = decode(cells[i]) end
       end
       rows[#rows + 1] = row
     end
   end
-  return columns, rows
+  return columns, rows, partial
+end
+
+local function warn_partial(who, path, partial, what)
+  io.stderr:write(format("%s: '%s' ends in a row cut short (%d bytes without a newline: a write "
+                         .. "stopped by a full disk or a file-size limit?); %s\n", who, path,
+                         #partial, what))
 end
 
 wb.read_results = function(path)
-  local columns, rows = read_results(wb.output_path(path))
+  local file = wb.output_path(path)
+  local ok, columns, rows, partial = pcall(read_results, file)
+  if not ok then error("wb.read_results: " .. tostring(columns), 2) end
   if not columns then error("wb.read_results: cannot read '" .. tostring(path) .. "'", 2) end
+  if partial then warn_partial("wb.read_results", file, partial, "it is left out") end
   return new_table(rows, columns)
 end
 
 ---------------------------------------------------------------------------
 -- Cases.
 ---------------------------------------------------------------------------
+local STATUS_COLUMNS = {"status", "seconds", "failure"}
+local RESERVED = {status = true, seconds = true, failure = true}
+
+local function check_fields(list)
+  for i, case in ipairs(list) do
+    for _, k in ipairs(STATUS_COLUMNS) do
+      if case[k] ~= nil then
+        error(format("wb.sweep: case %d has a field '%s', a name the sweep's rows keep for "
+                     .. "themselves (status, seconds, failure); rename it", i, k), 4)
+      end
+    end
+  end
+  return list
+end
+
 local function materialize(cases)
   if type(cases) == "table" then
     for i, case in ipairs(cases) do
@@ -275,6 +335,7 @@ local function materialize(cases)
         error(format("wb.sweep: case %d is a %s, not a table of fields", i, type(case)), 3)
       end
     end
+    check_fields(cases) -- not a tail call: its errors name the script's line
     return cases
   end
   if type(cases) ~= "function" then
@@ -287,6 +348,7 @@ local function materialize(cases)
     end
     list[#list + 1] = case
   end
+  check_fields(list)
   return list
 end
 
@@ -302,6 +364,8 @@ local function case_columns(cases)
   return columns
 end
 
+-- a row's or a case's values in the given columns: a row of a results
+-- file is found again by its case's
 local function case_key(columns, case)
   local cells = {}
   for i, c in ipairs(columns) do
@@ -310,7 +374,22 @@ local function case_key(columns, case)
   return concat(cells, "\t")
 end
 
-local STATUS_COLUMNS = {"status", "seconds", "failure"}
+-- A case's own key, whatever the other cases hold: its recorded fields,
+-- name and value (type included), sorted; what a --case result file
+-- carries and --merge checks.
+local function case_id(case)
+  local parts = {}
+  for _, k in ipairs(sorted_keys(case, is_scalar)) do
+    parts[#parts + 1] = escape(k) .. "\t" .. encode(case[k])
+  end
+  return concat(parts, "\n")
+end
+
+-- the key as people read it: h=0.1 method=rattle
+local function show_id(id)
+  if id == "" then return "(no fields)" end
+  return (id:gsub("\t", "="):gsub("\n", " "))
+end
 
 -- the row of a finished case: its fields, its results, its verdict
 local function make_row(case, status, text, seconds)
@@ -326,18 +405,30 @@ local function make_row(case, status, text, seconds)
   return row
 end
 
--- run(case) in the current process, its result serialized
+-- run(case) in the current process, its result serialized.  A result
+-- named like a case field would take the field's place in the row, and a
+-- rerun would find that row for another case: refused, as the names the
+-- rows keep for themselves are.
 local function work_of(spec, cases)
+  local fields = {}
+  for _, c in ipairs(case_columns(cases)) do fields[c] = true end
   return function(i)
     local result = spec.run(cases[i])
     if type(result) ~= "table" then
       error(format("run returned a %s for case %d; return a table of name = value",
-                   type(result), i))
+                   type(result), i), 0)
     end
     for _, reserved in ipairs(STATUS_COLUMNS) do
       if result[reserved] ~= nil then
         error(format("run returned '%s', a name the sweep's rows keep for themselves "
-                     .. "(status, seconds, failure)", reserved))
+                     .. "(status, seconds, failure)", reserved), 0)
+      end
+    end
+    for _, k in ipairs(sorted_keys(result)) do
+      if fields[k] then
+        error(format("run returned '%s', a field of the cases: a row holds one value per "
+                     .. "name, and a rerun would take the result for the case's own; return "
+                     .. "it under another name (say '%s_used')", k, k), 0)
       end
     end
     return serialize(result)
@@ -379,7 +470,42 @@ local function columns_of(cases, rows)
   return columns
 end
 
-local function list_cases(cases)
+local function case_dir(out) return out .. ".cases" end
+local function case_file(out, i) return format("%s/case-%d.tsv", case_dir(out), i) end
+local function list_file(out) return case_dir(out) .. "/list.tsv" end
+
+-- The case list as --list and --slurm saw it, each case's key in order:
+-- every --case process must see the same (a list drawn from the clock, or
+-- from math.random after math.randomseed() without a number, does not).
+local function save_list(out, cases)
+  local lines = {"case\tcase_key\n"}
+  for i, case in ipairs(cases) do lines[#lines + 1] = i .. "\t" .. escape(case_id(case)) .. "\n" end
+  wb.write_file(list_file(out), concat(lines))
+end
+
+-- nil when cases is the saved list (or none is saved), else how it differs
+local function list_changed(out, cases)
+  local f = io.open(list_file(out), "r")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  local saved = {}
+  for line in text:gmatch("[^\n]+") do
+    local i, key = line:match("^(%d+)\t(.*)$")
+    if i then saved[#saved + 1] = unescape(key) end
+  end
+  for i = 1, math.min(#saved, #cases) do
+    local now = case_id(cases[i])
+    if saved[i] ~= now then
+      return format("case %d was %s, is now %s", i, show_id(saved[i]), show_id(now))
+    end
+  end
+  if #saved ~= #cases then return format("%d case(s) then, %d now", #saved, #cases) end
+  return nil
+end
+
+local function list_cases(cases, out)
+  save_list(out, cases)
   local columns = case_columns(cases)
   for i, case in ipairs(cases) do
     local cells = {tostring(i)}
@@ -392,24 +518,51 @@ local function list_cases(cases)
   os.exit(0, true)
 end
 
-local function case_dir(out) return out .. ".cases" end
-local function case_file(out, i) return format("%s/case-%d.tsv", case_dir(out), i) end
-
--- --case I: run case I here and write its one-row results file
+-- --case I: run case I here and write its one-row results file, headed by
+-- the case's index and key
 local function run_one_case(spec, cases, out, i)
   if not (math.type(i) == "integer" and i >= 1 and i <= #cases) then
     io.stderr:write(format("workbench sweep: --case %s is not a case of 1..%d\n", tostring(i),
                            #cases))
     os.exit(2, true)
   end
+  local changed = list_changed(out, cases)
+  if changed then
+    io.stderr:write(format("workbench sweep: --case %d: the case list is not the one --list or "
+                           .. "--slurm saved in '%s' (%s); a list built from the clock, or "
+                           .. "drawn after math.randomseed() without a number, differs in every "
+                           .. "process: make it the same every time (run --list again after "
+                           .. "changing it)\n", i, list_file(out), changed))
+    os.exit(2, true)
+  end
   local started = wb.clock()
   local ok, text = pcall(work_of(spec, cases), i)
   local row = make_row(cases[i], ok and "ok" or "error", tostring(text), wb.clock() - started)
   local columns = columns_of(cases, {row})
-  table.insert(columns, 1, "case")
-  row.case = i
-  wb.write_file(case_file(out, i), header_line(columns) .. row_line(columns, row))
+  wb.write_file(case_file(out, i), "case\tcase_key\t" .. header_line(columns)
+                .. i .. "\t" .. escape(case_id(cases[i])) .. "\t" .. row_line(columns, row))
   os.exit(ok and 0 or 1, true)
+end
+
+-- A --case result file: its row and the key of the case it ran; nil when
+-- there is none, false and why when it cannot be used.
+local function read_case_file(path)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  local header, line = text:match("^([^\n]*)\n([^\n]*)\n$")
+  if not header then return false, "not a whole result file" end
+  local names, cells = split_tabs(header), split_tabs(line)
+  if names[1] ~= "case" or names[2] ~= "case_key" then
+    return false, "written by an earlier version, without its case's key"
+  end
+  if #cells ~= #names then return false, "a damaged row" end
+  local row = {}
+  for k = 3, #names do
+    if cells[k] ~= "" then row[unescape(names[k])] = decode(cells[k]) end
+  end
+  return row, unescape(cells[2])
 end
 
 local function shell_quote(s)
@@ -422,11 +575,19 @@ local function absolute(path, cwd)
   return cwd .. "/" .. path
 end
 
-local function write_batch(mode, out, indices)
+local function write_batch(mode, out, indices, cases)
   out = absolute(out, mode.cwd)
+  -- #SBATCH lines are read by sbatch, not the shell: a newline in the
+  -- path would end the line, and what follows would run as a command
+  if out:find("%c") then
+    error(format("wb.sweep: --slurm: the results path '%s' holds a newline or another control "
+                 .. "character, which would end its #SBATCH line; give out a plain name",
+                 (out:gsub("%c", "?"))), 0)
+  end
   local opt = mode.slurm or {}
   -- Slurm opens the tasks' output files before they run: the folder first
   wb.write_file(case_dir(out) .. "/.slurm", "job-array outputs of " .. out .. "\n")
+  save_list(out, cases)
   local chunk = math.max(1, math.floor(opt.chunk or 1))
   local tasks = math.ceil(#indices / chunk)
   local lines = {"#!/bin/sh",
@@ -478,18 +639,70 @@ local function write_batch(mode, out, indices)
   io.stdout:flush()
 end
 
+-- One sweep at a time writes a results file: a second one running on it
+-- (another terminal, a script with the same out) is refused, not mixed in.
+local function lock(out, level)
+  local held, why = wb._sweep_lock(out)
+  if not held then error("wb.sweep: " .. why, level + 1) end
+  return held
+end
+
+-- the results file read for a rerun or a merge; a row cut short left out
+local function read_previous(out)
+  local ok, columns, rows, partial = pcall(read_results, out)
+  if not ok then error("wb.sweep: " .. tostring(columns), 0) end
+  if partial then warn_partial("wb.sweep", out, partial, "it is dropped, and its case runs again") end
+  return columns, rows, partial
+end
+
+local function list_text(list)
+  return #list > 0 and " (" .. concat(list, " ") .. ")" or ""
+end
+
+-- The --case result files, by the key of the case each ran: files 1..n
+-- and any after them (a list that was longer); a file whose key is not its
+-- index's case's is stale (the list changed since it ran), reported, and
+-- taken only for the case that has its key.
+local function read_case_files(out, cases)
+  local by_key, stale = {}, {}
+  local ids = {}
+  for i, case in ipairs(cases) do ids[i] = case_id(case) end
+  local index_of = {}
+  for i = #ids, 1, -1 do index_of[ids[i]] = i end
+  local i = 1
+  while true do
+    local row, key = read_case_file(case_file(out, i))
+    if row == nil and i > #cases then break end
+    if row == false then
+      stale[#stale + 1] = format("case-%d.tsv: %s", i, key)
+    elseif row then
+      if key ~= ids[i] then
+        local j = index_of[key]
+        stale[#stale + 1] = format("case-%d.tsv holds %s, not case %d's %s: %s", i, show_id(key), i,
+                                   ids[i] and show_id(ids[i]) or "(no such case now)",
+                                   j and format("taken for case %d", j) or "not merged")
+      end
+      -- a file at its own index before one that strayed
+      if key == ids[i] or not by_key[key] then by_key[key] = row end
+    end
+    i = i + 1
+  end
+  return by_key, stale
+end
+
 -- --merge: collect the per-case files into out (a case without one keeps
--- its row from an earlier run in out); report what is missing
+-- its row from an earlier run in out); report what is missing.  A result
+-- is taken for a case only when it carries the case's key.
 local function merge(mode, cases, out)
+  local held <close> = lock(out, 3)
   local rows, missing, failed = {}, {}, {}
   local key_columns, earlier = case_columns(cases), {}
-  local _, old_rows = read_results(out)
+  local _, old_rows = read_previous(out)
   for _, row in ipairs(old_rows or {}) do earlier[case_key(key_columns, row)] = row end
-  for i = 1, #cases do
-    local _, found = read_results(case_file(out, i))
-    local row = found and found[1] or earlier[case_key(key_columns, cases[i])]
+  local by_key, stale = read_case_files(out, cases)
+  for i, case in ipairs(cases) do
+    local row = by_key[case_id(case)] or earlier[case_key(key_columns, case)]
     if row then
-      row.case = nil
       rows[#rows + 1] = row
       if row.status ~= "ok" then failed[#failed + 1] = i end
     else
@@ -499,34 +712,42 @@ local function merge(mode, cases, out)
   local columns = columns_of(cases, rows)
   local T = new_table(rows, columns)
   T:write(out)
-  io.write(format("workbench sweep: merged %d of %d case(s) into %s; %d failed%s, %d missing%s\n",
-                  #rows, #cases, out, #failed,
-                  #failed > 0 and " (" .. concat(failed, " ") .. ")" or "", #missing,
-                  #missing > 0 and " (" .. concat(missing, " ") .. ")" or ""))
+  io.write(format("workbench sweep: merged %d of %d case(s) into %s; %d failed%s, %d missing%s%s\n",
+                  #rows, #cases, out, #failed, list_text(failed), #missing, list_text(missing),
+                  #stale > 0 and format("; %d stale result file(s)", #stale) or ""))
+  for _, s in ipairs(stale) do io.write("  stale: ", s, "\n") end
+  local changed = list_changed(out, cases)
+  if changed then
+    io.write(format("  note: the case list is not the one --list or --slurm saved (%s); each "
+                    .. "result file was checked against its case's key\n", changed))
+  end
   if mode.resubmit and #failed + #missing > 0 then
     local again = {}
     for _, i in ipairs(missing) do again[#again + 1] = i end
     for _, i in ipairs(failed) do again[#again + 1] = i end
     table.sort(again)
-    write_batch(mode, out, again)
+    write_batch(mode, out, again, cases)
   end
-  T.missing, T.failed = missing, failed
+  T.missing, T.failed, T.stale = missing, failed, stale
   return T
 end
 
 -- the default: a local pool, rows appended to out as cases finish, cases
 -- already done (same fields, status ok) skipped
 local function run_locally(spec, cases, out, mode)
+  local held <close> = out and lock(out, 3)
   local fresh = spec.fresh or mode.fresh
   local columns, previous = nil, {}
   local key_columns = case_columns(cases)
   if out and not fresh then
-    local old_columns, old_rows = read_results(out)
+    local old_columns, old_rows, partial = read_previous(out)
     if old_columns then
       columns = old_columns
       for _, row in ipairs(old_rows) do
         if row.status == "ok" then previous[case_key(key_columns, row)] = row end
       end
+      -- the next row must start a line: the file again without the cut row
+      if partial then new_table(old_rows, old_columns):write(out) end
     end
   end
   local rows, todo = {}, {}
@@ -550,7 +771,8 @@ local function run_locally(spec, cases, out, mode)
                                .. "the returned table only\n", tostring(k), out))
       end
     end
-    wb._append_line(out, row_line(columns, row))
+    local ok, why = wb._append_line(out, row_line(columns, row))
+    if not ok then error("wb.sweep: " .. why, 0) end
   end
   if out and fresh then columns = nil end
   local work = work_of(spec, cases)
@@ -583,28 +805,42 @@ local function run_locally(spec, cases, out, mode)
   return T
 end
 
+-- out under the output folder; absolute when that folder is relative, so
+-- that wb.write_file (which puts a relative name under it) and the direct
+-- reads and appends name the same file
+local function results_path(out)
+  local path = wb.output_path(out)
+  if path ~= out and path:sub(1, 1) ~= "/" then path = wb._cwd() .. "/" .. path end
+  return path
+end
+
 function wb.sweep(spec)
   check_spec(spec)
   local cases = materialize(spec.cases)
   local mode = wb._sweep_mode or {mode = "local"}
   local out = spec.out or mode.default_out
-  if out then out = wb.output_path(out) end
+  if out then out = results_path(out) end
   if mode.mode ~= "local" and not out then
     error("wb.sweep: give out = \"file.tsv\" to run a sweep from the command line", 2)
   end
   if mode.mode == "list" then
-    list_cases(cases)
+    list_cases(cases, out)
   elseif mode.mode == "case" then
     run_one_case(spec, cases, out, mode.case)
   elseif mode.mode == "slurm" then
     local all = {}
     for i = 1, #cases do all[i] = i end
-    write_batch(mode, out, all)
+    write_batch(mode, out, all, cases)
     os.exit(0, true)
-  elseif mode.mode == "merge" then
-    return merge(mode, cases, out)
   end
-  return run_locally(spec, cases, out, mode)
+  -- not tail calls: their errors name the script's line
+  local T
+  if mode.mode == "merge" then
+    T = merge(mode, cases, out)
+  else
+    T = run_locally(spec, cases, out, mode)
+  end
+  return T
 end
 
 wb._sweep_encode, wb._sweep_decode = encode, decode
