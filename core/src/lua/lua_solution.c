@@ -11,6 +11,8 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static lua_solution *check_solution(lua_State *L, int idx)
 {
@@ -313,11 +315,16 @@ int lua_solution_write_metadata(lua_State *L, int sol_idx, const char *data_path
     sprintf(meta, "%s.json", data_path);
     atomic_file f;
     int status = atomic_open(&f, meta);
+    if (status == 0) {
+        fwrite(json, 1, length, f.fp);
+        status = atomic_commit(&f);
+    }
+    /* an earlier run's metadata would describe another data file */
+    struct stat st;
+    if (status != 0 && lstat(meta, &st) == 0 && S_ISREG(st.st_mode))
+        unlink(meta);
     free(meta);
     if (status != 0)
-        return -1;
-    fwrite(json, 1, length, f.fp);
-    if (atomic_commit(&f) != 0)
         return -1;
     lua_pop(L, 3);
     return 0;
