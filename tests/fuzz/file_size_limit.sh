@@ -35,4 +35,14 @@ status=$(cat "$work/status")
 [ "$status" = 1 ] && grep -q "writing the standard output failed" "$work/print.err" &&
     echo "ok: a print past the limit fails the run with a message" ||
     fail "print past the limit: status $status, stderr: $(cat "$work/print.err")"
+# the plugin verdict cache (some 3 KB) past a 1 KB limit: not written,
+# no temporary file, the run unharmed
+mkdir -p "$work/cache"
+( ulimit -f 2 && WORKBENCH_CACHE_DIR="$work/cache" "$exe" list >/dev/null 2>"$work/list.err"
+  echo $? >"$work/status" )
+status=$(cat "$work/status")
+left=$(ls -A "$work/cache")
+[ "$status" = 0 ] && [ -z "$left" ] &&
+    echo "ok: a verdict cache past the limit is not written, the run carries on" ||
+    fail "verdict cache past the limit: status $status, left: $left"
 [ "$failures" -eq 0 ]

@@ -206,7 +206,9 @@ void plugin_probe_save(void)
                 v->mtime_ns, v->ok, v->path, reason);
         written++;
     }
-    if (fclose(fp) != 0 || rename(temp, path) != 0)
+    /* a failed write (a full disk, a file-size limit) keeps the old cache */
+    int failed = fflush(fp) != 0 || ferror(fp);
+    if (fclose(fp) != 0 || failed || rename(temp, path) != 0)
         unlink(temp);
 }
 
