@@ -749,6 +749,7 @@ int check_model(model_instance *mi, FILE *out, double tol)
             : m->mass_constant                  ? "mass constant"
                                                 : "mass configuration-dependent");
     fprintf(out, "  %-40s %10s   %s\n", "check", "rel. error", "status");
+    check_output_bounds(&c);
     if (m->capabilities & WB_CAP_MECHANICAL) {
         check_mass(&c);
         check_potential(&c);

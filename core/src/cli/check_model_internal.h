@@ -91,6 +91,9 @@ static inline double jitter(unsigned *state)
 }
 
 
+/* Every callback writes inside its output arrays (check_outputs.c). */
+void check_output_bounds(checker *c);
+
 /* The Lie-group rows (check_lie.c). */
 void check_lie_group(checker *c);
 void check_lie_hamiltonian(checker *c);

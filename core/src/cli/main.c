@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 extern const char workbench_lua_source[];
 extern const unsigned long workbench_lua_source_size;
@@ -915,8 +916,24 @@ static void cleanup(void)
     tableau_release_all();
 }
 
+/* Registered first, so run last.  With SIGXFSZ ignored a print past the
+ * file-size limit (or on a full disk) fails instead of killing the
+ * process: say so and fail, rather than exit 0 with a cut-off output. */
+static void check_stdout(void)
+{
+    errno = 0;
+    int flushed = fflush(stdout) == 0;
+    if (flushed && !ferror(stdout))
+        return;
+    fprintf(stderr, "workbench: writing the standard output failed: %s\n",
+            !flushed && errno ? strerror(errno) : "a write failed (a full disk or a file-size "
+                                                  "limit?)");
+    _exit(1);
+}
+
 int main(int argc, char **argv)
 {
+    atexit(check_stdout);
     plugins_set_executable(argv[0]);
     atomic_install_signal_cleanup();
     const char *env_output = getenv("WORKBENCH_OUTPUT_DIR");

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,7 +234,9 @@ void plugin_probe_save(void)
                 v->mtime_ns, v->ok, v->path, reason);
         written++;
     }
-    if (fclose(fp) != 0 || rename(temp, path) != 0)
+    /* a failed write (a full disk, a file-size limit) keeps the old cache */
+    int failed = fflush(fp) != 0 || ferror(fp);
+    if (fclose(fp) != 0 || failed || rename(temp, path) != 0)
         unlink(temp);
 }
 
@@ -281,6 +284,58 @@ static void remember(const char *path, const plugin_file_info *info, int ok,
 }
 
 /* ---- the child ---------------------------------------------------------------- */
+
+/* The child's pipe to the parent, -1 outside a probe's child.  Before its
+ * verdict the child writes what it is doing as records "S<text>\n" (an
+ * empty text: nothing in particular); the parent names the last one when
+ * the child dies or hangs.  (Not shared memory: a mapping made for the
+ * probe would move where the child maps the plugin, and a crash that
+ * depends on the layout would pass in the child and strike the host.) */
+static int stage_out = -1;
+#define STAGE_MAX 512
+
+static void write_all(int fd, const char *p, size_t length)
+{
+    while (length > 0) {
+        ssize_t n = write(fd, p, length);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        p += n, length -= (size_t)n;
+    }
+}
+
+void plugin_probe_stage(const char *format, ...)
+{
+    if (stage_out < 0)
+        return;
+    char record[STAGE_MAX + 2] = "S";
+    if (format) {
+        va_list ap;
+        va_start(ap, format);
+        vsnprintf(record + 1, STAGE_MAX, format, ap);
+        va_end(ap);
+        for (char *c = record + 1; *c; c++)
+            if (*c == '\n')
+                *c = ' ';
+    }
+    strcat(record, "\n");
+    write_all(stage_out, record, strlen(record));
+}
+
+int plugin_probe_readable(const void *p, size_t n)
+{
+    int fds[2];
+    if (n == 0)
+        return 1;
+    if (n > 65536 || pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
+        return 0;
+    ssize_t written = write(fds[1], p, n);
+    close(fds[0]);
+    close(fds[1]);
+    return written == (ssize_t)n;
+}
 
 /* What the child's callers own: every stack frame above its own, the
  * arguments, the environment and the auxiliary vector, up to the top of
@@ -394,6 +449,7 @@ __attribute__((noinline)) static void child(const char *path, plugin_probe_valid
     for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
         signal(faults[i], SIG_DFL);
     char message[REASON_MAX + 2];
+    stage_out = out;
     host_clear_error();
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle)
@@ -414,15 +470,7 @@ __attribute__((noinline)) static void child(const char *path, plugin_probe_valid
         else
             snprintf(message, sizeof message, "O");
     }
-    size_t length = strlen(message);
-    for (const char *p = message; length > 0;) {
-        ssize_t n = write(out, p, length);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        p += n, length -= (size_t)n;
-    }
+    write_all(out, message, strlen(message));
     _exit(0);
 }
 
@@ -439,6 +487,42 @@ static double probe_timeout(void)
     char *end;
     double t = text ? strtod(text, &end) : 0;
     return text && *text && !*end && t > 0 && t <= 3600 ? t : 20.0;
+}
+
+/* The verdict on a child that died of a signal or did not finish. */
+static void crash_reason(const char *path, const char *stage, int timed_out, int sig,
+                         double timeout, char *reason, size_t size)
+{
+    if (stage[0] && timed_out)
+        snprintf(reason, size, "plugin file '%s' could not be loaded: %s did not return "
+                 "within %g s in a test process", path, stage, timeout);
+    else if (stage[0])
+        snprintf(reason, size, "plugin file '%s' could not be loaded: %s killed a test "
+                 "process (signal %d, %s)", path, stage, sig, strsignal(sig));
+    else if (timed_out)
+        snprintf(reason, size, "plugin file '%s' could not be loaded: loading and unloading "
+                 "it did not finish within %g s in a test process (a constructor or destructor "
+                 "that never returns?)",
+                 path, timeout);
+    else
+        snprintf(reason, size, "plugin file '%s' could not be loaded: loading or unloading it "
+                 "killed a test process (signal %d, %s): a damaged file, or a constructor or "
+                 "destructor that crashes",
+                 path, sig, strsignal(sig));
+}
+
+/* The child's stage records, at the start of text: the last one's text
+ * into stage (empty: none); returns where the verdict begins. */
+static char *read_stages(char *text, char *stage, size_t size)
+{
+    stage[0] = '\0';
+    char *end;
+    while (text[0] == 'S' && (end = strchr(text, '\n'))) {
+        *end = '\0';
+        snprintf(stage, size, "%s", text + 1);
+        text = end + 1;
+    }
+    return text;
 }
 
 /* 1 accepted, 0 refused (reason written), -1 no child could be run. */
@@ -461,7 +545,7 @@ static int run_child(const char *path, plugin_probe_validate validate, char *rea
         child(path, validate, fds[1]);
     }
     close(fds[1]);
-    char text[REASON_MAX + 2];
+    char text[16384], stage[STAGE_MAX]; /* the stage records, then the verdict */
     size_t length = 0;
     double timeout = probe_timeout(), deadline = now_seconds() + timeout;
     int timed_out = 0;
@@ -493,29 +577,19 @@ static int run_child(const char *path, plugin_probe_validate validate, char *rea
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    if (timed_out) {
-        snprintf(reason, size, "plugin file '%s' could not be loaded: loading and unloading "
-                 "it did not finish within %g s in a test process (a constructor or destructor "
-                 "that never returns?)",
-                 path, timeout);
+    const char *verdict = read_stages(text, stage, sizeof stage);
+    if (timed_out || WIFSIGNALED(status)) {
+        crash_reason(path, stage, timed_out, timed_out ? 0 : WTERMSIG(status), timeout, reason,
+                     size);
         *cacheable = 1;
         return 0;
     }
-    if (WIFSIGNALED(status)) {
-        int sig = WTERMSIG(status);
-        snprintf(reason, size, "plugin file '%s' could not be loaded: loading or unloading it "
-                 "killed a test process (signal %d, %s): a damaged file, or a constructor or "
-                 "destructor that crashes",
-                 path, sig, strsignal(sig));
-        *cacheable = 1;
-        return 0;
-    }
-    if (text[0] == 'O' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    if (verdict[0] == 'O' && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         *cacheable = 1;
         return 1;
     }
-    if (text[0] == 'E') {
-        snprintf(reason, size, "%s", text + 1);
+    if (verdict[0] == 'E') {
+        snprintf(reason, size, "%s", verdict + 1);
         return 0;
     }
     snprintf(reason, size, "plugin file '%s' could not be loaded: the test process that "

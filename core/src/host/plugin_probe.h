@@ -25,6 +25,17 @@ typedef int (*plugin_probe_validate)(const char *path, void *handle);
 int plugin_probe(const char *path, const plugin_file_info *info,
                  plugin_probe_validate validate);
 
+/* In the child, from validate: what it is doing now (printf-style; NULL:
+ * nothing in particular), named by the verdict when the child dies or
+ * hangs there: "calling get_extension(...) of model 'x' killed a test
+ * process (signal 11, ...)".  No effect outside a probe's child. */
+void plugin_probe_stage(const char *format, ...)
+    __attribute__((format(printf, 1, 2)));
+/* Whether the n bytes at p are readable memory, found without reading
+ * them (a write to a pipe fails with EFAULT): a wild pointer a plugin
+ * returned is refused with a message instead of crashing. */
+int plugin_probe_readable(const void *p, size_t n);
+
 /* Write the verdicts of this process's probes to the cache (once, after
  * discovery) and forget them. */
 void plugin_probe_save(void);

@@ -453,6 +453,58 @@ static const plugin *find_by_name(const char *name, int kind)
     return NULL;
 }
 
+/* The bytes of each extension struct the host may read: up to the
+ * struct_size its writer declared, at most the host's own layout. */
+static const struct {
+    const char *id;
+    size_t size;
+} extension_layouts[] = {
+    {WB_EXT_MECHANICAL, sizeof(wb_mechanical_ext)},
+    {WB_EXT_HOLONOMIC, sizeof(wb_holonomic_ext)},
+    {WB_EXT_NONHOLONOMIC, sizeof(wb_nonholonomic_ext)},
+    {WB_EXT_INVARIANTS, sizeof(wb_invariants_ext)},
+    {WB_EXT_INITIAL_STATE, sizeof(wb_initial_state_ext)},
+    {WB_EXT_LIE_GROUP, sizeof(wb_lie_group_ext)},
+    {WB_EXT_LIE_HAMILTONIAN, sizeof(wb_lie_hamiltonian_ext)},
+    {WB_EXT_LIE_LAGRANGIAN, sizeof(wb_lie_lagrangian_ext)},
+    {WB_EXT_LIE_NONHOLONOMIC, sizeof(wb_lie_nonholonomic_ext)},
+    {WB_EXT_POTENTIAL_INVARIANTS, sizeof(wb_potential_invariants_ext)},
+    {WB_EXT_SPARSITY, sizeof(wb_sparsity_ext)},
+    {WB_EXT_HOLONOMIC_POINT, sizeof(wb_holonomic_point_ext)},
+};
+
+/* In the probe's child: the model's get_extension() for every id the host
+ * asks for, and each struct it returns readable as far as the host reads
+ * it.  A wild pointer is refused here, by name, rather than crashing the
+ * host when it creates the model; a get_extension() that crashes kills
+ * the child, whose verdict names the call (plugin_probe_stage). */
+static int probe_extensions(const char *file, const wb_model_class *c)
+{
+    for (size_t i = 0; i < sizeof extension_layouts / sizeof extension_layouts[0]; i++) {
+        const char *id = extension_layouts[i].id;
+        plugin_probe_stage("calling get_extension(\"%s\") of model '%s'", id, c->name);
+        const void *ext = c->get_extension(id);
+        if (!ext)
+            continue;
+        uint32_t declared;
+        if (!plugin_probe_readable(ext, sizeof declared)) {
+            host_error("plugin file '%s': model '%s': get_extension(\"%s\") returned %p, "
+                       "which is not readable memory (a wild pointer)", file, c->name, id, ext);
+            return -1;
+        }
+        memcpy(&declared, ext, sizeof declared);
+        size_t size = declared < extension_layouts[i].size ? declared : extension_layouts[i].size;
+        if (!plugin_probe_readable(ext, size)) {
+            host_error("plugin file '%s': model '%s': get_extension(\"%s\") returned %p, "
+                       "whose %zu bytes are not all readable memory (a wild pointer, or a "
+                       "wrong struct_size %u)", file, c->name, id, ext, size, declared);
+            return -1;
+        }
+    }
+    plugin_probe_stage(NULL);
+    return 0;
+}
+
 /* In the probe's child process: what the host itself checks after dlopen. */
 static int probe_validate(const char *path, void *handle)
 {
@@ -462,7 +514,9 @@ static int probe_validate(const char *path, void *handle)
                    "workbench plugin?)", path, WB_ENTRY_SYMBOL);
         return -1;
     }
-    return validate_entry(path, entry);
+    if (validate_entry(path, entry) != 0)
+        return -1;
+    return entry->kind == WB_KIND_MODEL ? probe_extensions(path, entry->descriptor) : 0;
 }
 
 /* Nothing of a file is mapped before its bytes have been checked

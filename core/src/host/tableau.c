@@ -43,13 +43,27 @@ static const wb_tableau *registry_find(const char *name)
     return NULL;
 }
 
+/* A name cut in the middle of a character would be no text (in the JSON
+ * metadata, say). */
+void tableau_copy_name(char *out, size_t size, const char *name)
+{
+    size_t n = strlen(name);
+    if (n >= size) {
+        n = size - 1;
+        while (n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80)
+            n--;
+    }
+    memcpy(out, name, n);
+    out[n] = '\0';
+}
+
 static stored_tableau *stored_alloc(const char *name, int s, int pair)
 {
     size_t count = (size_t)(pair ? 2 : 1) * ((size_t)s * s + 2 * (size_t)s);
     stored_tableau *st = calloc(1, sizeof *st + count * sizeof(double));
     if (!st)
         return NULL;
-    snprintf(st->name, sizeof st->name, "%s", name);
+    tableau_copy_name(st->name, sizeof st->name, name);
     st->t.struct_size = sizeof(wb_tableau);
     st->t.s = s;
     st->t.name = st->name;

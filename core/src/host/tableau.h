@@ -32,6 +32,10 @@ const wb_tableau *tableau_create(const char *name, int s, const double *a,
                                  const double *a2, const double *b2,
                                  const double *c2, char *warning, size_t warning_size);
 
+/* A tableau's name kept in size bytes (names are cut at 63): cut at a
+ * character boundary, never inside a UTF-8 character. */
+void tableau_copy_name(char *out, size_t size, const char *name);
+
 /* Composition of a base method: stages of `base` run with sub-steps
  * gamma[0]*h, gamma[1]*h, ... (sum gamma = 1), as one tableau. */
 const wb_tableau *tableau_compose(const wb_tableau *base, int n_gamma,

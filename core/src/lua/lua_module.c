@@ -526,8 +526,18 @@ static int integrate(lua_State *L)
             result->sol->failure = why;
         }
     }
-    if (opt.stream_path && lua_solution_write_metadata(L, -1, opt.stream_path) != 0)
+    const int stream_failed = result->sol->stream_failed;
+    /* a stream that stopped at a failed write keeps its complete rows, and
+     * its metadata says so (ok false, the failure, the rows kept) */
+    if (opt.stream_path && stream_failed != 2 &&
+        lua_solution_write_metadata(L, -1, opt.stream_path) != 0) {
+        if (stream_failed)
+            return luaL_error(L, "%s; and its metadata: %s", result->sol->failure,
+                              host_last_error());
         return lua_host_error(L);
+    }
+    if (stream_failed && !opt.stop_on_failure)
+        return luaL_error(L, "%s", result->sol->failure);
     return 1;
 }
 

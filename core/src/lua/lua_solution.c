@@ -11,6 +11,8 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static lua_solution *check_solution(lua_State *L, int idx)
 {
@@ -142,20 +144,50 @@ static int solution_max(lua_State *L)
 
 /* ---- metadata: the JSON file next to a data file -------------------------------- */
 
+/* The length of the well-formed UTF-8 sequence at s (1 to 4), or 0: a
+ * stray or cut byte, an overlong form, a surrogate, beyond U+10FFFF. */
+static int utf8_length(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    int n = 0;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf)
+        n = 2;
+    else if (s[0] >= 0xe0 && s[0] <= 0xef)
+        n = 3;
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+        n = 4;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* A JSON string of text, valid UTF-8 whatever the bytes: a byte that is
+ * no part of a UTF-8 character (a Latin-1 file name, a name cut in the
+ * middle of a character) becomes U+FFFD, as strict readers require. */
 static void json_string(luaL_Buffer *b, const char *text)
 {
     luaL_addchar(b, '"');
-    for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c; c++) {
+    for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c;) {
         char esc[8];
-        if (*c == '"' || *c == '\\') {
+        int n = utf8_length(c);
+        if (n == 0) {
+            luaL_addstring(b, "\\ufffd");
+            n = 1;
+        } else if (*c == '"' || *c == '\\') {
             luaL_addchar(b, '\\');
             luaL_addchar(b, (char)*c);
         } else if (*c < 0x20) {
             snprintf(esc, sizeof esc, "\\u%04x", *c);
             luaL_addstring(b, esc);
         } else {
-            luaL_addchar(b, (char)*c);
+            luaL_addlstring(b, (const char *)c, (size_t)n);
         }
+        c += n;
     }
     luaL_addchar(b, '"');
 }
@@ -319,11 +351,16 @@ int lua_solution_write_metadata(lua_State *L, int sol_idx, const char *data_path
     sprintf(meta, "%s.json", data_path);
     atomic_file f;
     int status = atomic_open(&f, meta);
+    if (status == 0) {
+        fwrite(json, 1, length, f.fp);
+        status = atomic_commit(&f);
+    }
+    /* an earlier run's metadata would describe another data file */
+    struct stat st;
+    if (status != 0 && lstat(meta, &st) == 0 && S_ISREG(st.st_mode))
+        unlink(meta);
     free(meta);
     if (status != 0)
-        return -1;
-    fwrite(json, 1, length, f.fp);
-    if (atomic_commit(&f) != 0)
         return -1;
     lua_pop(L, 3);
     return 0;

@@ -138,7 +138,7 @@ static int tableau_new(lua_State *L)
     luaL_checktype(L, idx, LUA_TTABLE);
     char name[64]; /* a copy: the string on the stack may be collected */
     lua_getfield(L, idx, "name");
-    snprintf(name, sizeof name, "%s", luaL_optstring(L, -1, "user"));
+    tableau_copy_name(name, sizeof name, luaL_optstring(L, -1, "user"));
     lua_pop(L, 1);
     int s = field_length(L, idx, "a");
     if (s < 1)

@@ -488,7 +488,8 @@ function wb.work_precision(spec)
     for _, r in ipairs(result.rows) do
       local cells = {}
       for i, c in ipairs(columns) do
-        cells[i] = type(r[c]) == "number" and format("%.17g", r[c]) or tostring(r[c])
+        local v = r[c]
+        cells[i] = type(v) == "number" and format("%.17g", v) or wb._tsv_text(tostring(v))
       end
       lines[#lines + 1] = table.concat(cells, "\t")
     end
@@ -872,6 +873,27 @@ end
 ---------------------------------------------------------------------------
 -- Tables and files
 ---------------------------------------------------------------------------
+
+-- A text cell of a tab-separated file, one line whatever the text: tab,
+-- newline, CR and backslash escaped (\t, \n, \r, \\), and a cell that
+-- begins with a double quote written as a CSV quoted field ("" for each
+-- quote in it), which python's csv and pandas would otherwise read as the
+-- start of a field spanning lines.  wb._tsv_untext reads one back.
+local tsv_escapes = {["\\"] = "\\\\", ["\t"] = "\\t", ["\n"] = "\\n", ["\r"] = "\\r"}
+local tsv_unescapes = {["\\"] = "\\", t = "\t", n = "\n", r = "\r"}
+function wb._tsv_text(s)
+  s = s:gsub("[\\\t\n\r]", tsv_escapes)
+  if s:sub(1, 1) == '"' then s = '"' .. s:gsub('"', '""') .. '"' end
+  return s
+end
+
+function wb._tsv_untext(cell)
+  local quoted = cell:match('^"(.*)"$')
+  if quoted and not quoted:gsub('""', ""):find('"', 1, true) then
+    cell = quoted:gsub('""', '"')
+  end
+  return (cell:gsub("\\(.)", tsv_unescapes))
+end
 
 -- Read a tab-separated file written by the workbench (sol:write, stream =):
 -- returns {columns = {names...}, name = {values...}, ...}.  NaN and the

@@ -1,12 +1,13 @@
 /* Write to a temporary name, rename on commit; temporary files removed on
  * every way out of the process that can be caught, and stale ones of dead
  * processes removed by the next run. */
-#define _GNU_SOURCE /* gethostname, kill, sigaction in C11 mode */
+#define _GNU_SOURCE /* gethostname, kill, sigaction in C11 mode, fopencookie */
 #include "run/atomic_file.h"
 #include "host/host.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -77,9 +78,10 @@ void atomic_remove_temporaries_now(void)
         }
 }
 
-static const int fatal_signals[] = {SIGHUP,  SIGTERM, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1,
-                                    SIGUSR2, SIGXCPU, SIGXFSZ, SIGSEGV, SIGBUS,  SIGFPE,
-                                    SIGILL,  SIGABRT, SIGSYS,  SIGTRAP};
+/* Not SIGXFSZ: it is ignored (atomic_install_signal_cleanup). */
+static const int fatal_signals[] = {SIGHUP,  SIGTERM, SIGQUIT, SIGPIPE, SIGALRM,
+                                    SIGUSR1, SIGUSR2, SIGXCPU, SIGSEGV, SIGBUS,
+                                    SIGFPE,  SIGILL,  SIGABRT, SIGSYS,  SIGTRAP};
 static struct sigaction previous_action[NSIG];
 
 static int is_fault(int sig)
@@ -115,6 +117,10 @@ void atomic_install_signal_cleanup(void)
         if (sigaction(sig, &action, &previous_action[sig]) != 0)
             continue;
     }
+    /* its default kills the process mid-write; ignored, the write fails
+     * with EFBIG, which is reported ("File too large") like a full disk,
+     * and what is complete is kept */
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 /* ---- names ------------------------------------------------------------------ */
@@ -277,9 +283,70 @@ static int check_target(const char *path)
     return 0;
 }
 
+/* ---- writing through to the file ------------------------------------------- */
+
+/* Count the complete lines among the n bytes just written. */
+static void count_lines(atomic_file *f, const char *buf, size_t n)
+{
+    const char *end = buf + n;
+    for (const char *p = buf; (p = memchr(p, '\n', (size_t)(end - p))); p++) {
+        f->lines++;
+        f->line_end = f->written + (p - buf) + 1;
+    }
+    f->written += (long long)n;
+}
+
+/* fp's writes.  Nothing is written after the first failure: glibc drops a
+ * buffer it could not write, and a later write that succeeded (space freed
+ * meanwhile) would leave a gap in the file. */
+static ssize_t write_through(void *cookie, const char *buf, size_t size)
+{
+    atomic_file *f = cookie;
+    size_t done = 0;
+    while (done < size && !f->failed_errno) {
+        ssize_t n = write(f->fd, buf + done, size - done);
+        if (n > 0)
+            done += (size_t)n;
+        else if (n < 0 && errno == EINTR)
+            continue;
+        else
+            f->failed_errno = n < 0 ? errno : EIO;
+    }
+    count_lines(f, buf, done);
+    if (done == size)
+        return (ssize_t)size;
+    errno = f->failed_errno;
+    return done > 0 ? (ssize_t)done : -1;
+}
+
+static int close_through(void *cookie)
+{
+    atomic_file *f = cookie;
+    int status = close(f->fd);
+    f->fd = -1;
+    return status;
+}
+
+static FILE *open_through(atomic_file *f)
+{
+    f->fd = open(f->temp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (f->fd < 0)
+        return NULL;
+    cookie_io_functions_t io = {.write = write_through, .close = close_through};
+    FILE *fp = fopencookie(f, "w", io);
+    if (!fp) {
+        int saved = errno;
+        close(f->fd);
+        unlink(f->temp_path);
+        errno = saved;
+    }
+    return fp;
+}
+
 int atomic_open(atomic_file *f, const char *path)
 {
     memset(f, 0, sizeof *f);
+    f->fd = -1;
     if (check_target(path) != 0 || make_parent_dirs(path) != 0)
         return -1;
     remove_stale_next_to(path);
@@ -292,7 +359,7 @@ int atomic_open(atomic_file *f, const char *path)
         return -1;
     }
     atomic_track_path(f->temp_path);
-    f->fp = fopen(f->temp_path, "w");
+    f->fp = open_through(f);
     if (!f->fp) {
         host_error("cannot write '%s': %s", f->temp_path, strerror(errno));
         atomic_untrack_path(f->temp_path);
@@ -328,7 +395,7 @@ static void release(atomic_file *f)
 
 int atomic_commit(atomic_file *f)
 {
-    int failed = ferror(f->fp) != 0;
+    int failed = fflush(f->fp) != 0 || ferror(f->fp) != 0;
     int saved = failed ? (f->failed_errno ? f->failed_errno : errno) : 0;
     if (fclose(f->fp) != 0 && !failed) {
         failed = 1;
@@ -349,6 +416,42 @@ int atomic_commit(atomic_file *f)
     }
     release(f);
     return 0;
+}
+
+/* The complete lines of a file whose write failed, renamed into place:
+ * 0, or -1 with nothing kept (no complete line, or a failed truncation or
+ * rename). */
+static int keep_complete_lines(atomic_file *f)
+{
+    int status = -1;
+    if (f->lines > 0 && ftruncate(f->fd, (off_t)f->line_end) == 0) {
+        fclose(f->fp);
+        f->fp = NULL;
+        status = rename(f->temp_path, f->final_path);
+    }
+    if (f->fp)
+        fclose(f->fp);
+    if (status != 0)
+        remove(f->temp_path);
+    return status;
+}
+
+int atomic_commit_lines(atomic_file *f, long long *lines)
+{
+    *lines = 0;
+    if (fflush(f->fp) == 0 && !ferror(f->fp) && !f->failed_errno) {
+        long long complete = f->lines;
+        if (atomic_commit(f) != 0)
+            return -1;
+        *lines = complete;
+        return 0;
+    }
+    int saved = f->failed_errno ? f->failed_errno : EIO;
+    if (keep_complete_lines(f) == 0)
+        *lines = f->lines;
+    host_error("writing '%s' failed: %s", f->final_path, strerror(saved));
+    release(f);
+    return -1;
 }
 
 void atomic_abort(atomic_file *f)

@@ -430,6 +430,20 @@ static int fail_step(solution *s, const method_config *cfg, const run_options *o
     return opt->stop_on_failure && !interrupt_requested ? 0 : -1;
 }
 
+/* A failed write of the stream (a full disk, a file-size limit) stops the
+ * run whatever on_failure says: the rows written before it are kept
+ * (finish_stream), and the caller raises the error unless asked to stop. */
+static int fail_stream(solution *s, const run_options *opt, long long n)
+{
+    const double t = opt->t0 + (double)n * opt->h;
+    host_error_prefix("stream after step %lld (t = %s): ", n, host_number(t).text);
+    s->ok = 0;
+    s->stream_failed = 1;
+    s->failure = strdup(host_last_error());
+    s->failure_time = t;
+    return 0;
+}
+
 /* Between recorded rows the claims are checked every CLAIM_STRIDE steps:
  * a recorded row and the last step are checked anyway, and a check on
  * every unrecorded step would cost RATTLE's pendulum step some 20 %. */
@@ -496,11 +510,8 @@ static int run_loop(integrator *it, solution *s, const run_options *opt, double 
             until_record = opt->every;
             record(s, row);
             /* a full disk is reported at its first failed write, not after the run */
-            if (s->streaming && atomic_check(&s->stream) != 0) {
-                host_error_prefix("stream after step %lld (t = %s): ", n + 1,
-                                  host_number(opt->t0 + (double)(n + 1) * opt->h).text);
-                return -1;
-            }
+            if (s->streaming && atomic_check(&s->stream) != 0)
+                return fail_stream(s, opt, n + 1);
         } else {
             until_record--;
         }
@@ -555,6 +566,47 @@ static double energy_scale(const wb_model *m, const double *q0, double e0)
             scale = fmax(scale, fabs(e0 - v) + fabs(v));
     }
     return isfinite(scale) ? scale : 0.0;
+}
+
+/* The stream's file, renamed into place; after a failed write (in the
+ * loop, or at the last flush) it keeps its header and the complete rows
+ * before the failure, never a part of a row, and the failure says so. */
+static int finish_stream(solution *s, const run_options *opt)
+{
+    long long lines = 0;
+    if (atomic_commit_lines(&s->stream, &lines) == 0)
+        return 0;
+    if (!s->stream.failed_errno)
+        return -1; /* no write failed: closing or renaming the file did */
+    char message[2048];
+    if (s->stream_failed)
+        snprintf(message, sizeof message, "%s", s->failure);
+    else /* the last flush: after the run, or after a step that failed */
+        snprintf(message, sizeof message, "%s%sstream at its end (t = %.17g): %s",
+                 s->failure ? s->failure : "", s->failure ? "; then the " : "", s->final_time,
+                 host_last_error());
+    const long long rows = lines > 0 ? lines - 1 : 0;
+    size_t used = strlen(message);
+    /* rows are recorded at steps 0, every, 2 every, ...; the last one,
+     * at the end of the run, is never complete after a failed write */
+    if (lines == 0)
+        snprintf(message + used, sizeof message - used,
+                 "; nothing of it was kept (not even its header line)");
+    else if (rows == 0)
+        snprintf(message + used, sizeof message - used, "; the file keeps its header line");
+    else
+        snprintf(message + used, sizeof message - used,
+                 "; the file keeps its header and the %lld complete rows before it, up to "
+                 "t = %.17g", rows, opt->t0 + (double)((rows - 1) * opt->every) * opt->h);
+    host_error("%s", message);
+    free(s->failure);
+    s->failure = strdup(message);
+    if (!s->stream_failed && s->ok)
+        s->failure_time = s->final_time;
+    s->ok = 0;
+    s->stream_failed = lines > 0 ? 1 : 2;
+    s->streamed_rows = rows;
+    return 0;
 }
 
 solution *driver_run(integrator *it, const run_options *opt, const double *q0,
@@ -621,7 +673,7 @@ solution *driver_run(integrator *it, const run_options *opt, const double *q0,
         solution_destroy(s);
         return NULL;
     }
-    if (s->streaming && atomic_commit(&s->stream) != 0) {
+    if (s->streaming && finish_stream(s, opt) != 0) {
         solution_destroy(s);
         return NULL;
     }

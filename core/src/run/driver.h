@@ -67,6 +67,8 @@ typedef struct solution {
     atomic_file stream;
     char *stream_path;
     long long streamed_rows;
+    int stream_failed;       /* a write failed: 1 the file keeps the
+                                complete rows before it, 2 no file made */
     double *last_row;
     double *max_abs;         /* per stored column, over recorded rows */
     double t0, h, energy0;
@@ -90,7 +92,11 @@ typedef struct solution {
 
 /* Run `it` from (q0, p0).  On success returns a solution.  On a failing
  * step: with stop_on_failure the solution holds the rows so far and
- * ok == 0; otherwise NULL with the message in host_last_error(). */
+ * ok == 0; otherwise NULL with the message in host_last_error().  A failed
+ * write of the stream returns the solution whatever stop_on_failure says
+ * (ok == 0, stream_failed, the message in failure and host_last_error()):
+ * the file keeps the complete rows, and the caller raises the error unless
+ * it asked to stop. */
 solution *driver_run(integrator *it, const run_options *opt, const double *q0,
                      const double *p0);
 void solution_destroy(solution *s);
