@@ -25,3 +25,19 @@ wb.check(wb._tsv_untext(back[2]:match("^[^\t]*")) == '"quoted" at the start',
          "a label that begins with a quote reads back")
 wb.check(wb._tsv_untext(back[4]:match("^[^\t]*")) == "tab\there, new\nline, \\",
          "a label with a tab, a newline and a backslash reads back")
+
+-- a sweep's table (T:write) and its results file: labels that would open a
+-- quoted field or read back as a number, and a quote in the middle
+local labels = {'"quoted" at the start', 'in "the" middle', "007", '"'}
+local cases = {}
+for i, label in ipairs(labels) do cases[i] = {label = label, k = i} end
+local T = wb.sweep{cases = cases, jobs = 1, out = "sweep_results.tsv", fresh = true,
+                   run = function(case) return {square = case.k * case.k} end}
+T:write("sweep_table.tsv")
+local read = wb.read_results(wb.output_path("sweep_table.tsv"))
+local same = #read == #labels
+for i, label in ipairs(labels) do
+  local row = read:select{label = label}
+  same = same and #row == 1 and row[1].square == i * i
+end
+wb.check(same, "T:write: every label reads back as written", #read .. " rows")

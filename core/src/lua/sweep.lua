@@ -42,15 +42,15 @@ local function is_number_list(v)
   return n == #v
 end
 
-local escapes = {["\\"] = "\\\\", ["\t"] = "\\t", ["\n"] = "\\n", ["\r"] = "\\r"}
-
--- a name or a string's text: backslash, tab, newline, CR escaped
+-- a name or a string's text as one TSV cell (wb._tsv_text: backslash,
+-- tab, newline, CR escaped; a cell that begins with a double quote written
+-- as a CSV quoted field, so that python's csv and pandas read it as one)
 local function escape(s)
-  return (s:gsub("[\\\t\n\r]", escapes))
+  return wb._tsv_text(s)
 end
 
 local function unescape(s)
-  return (s:gsub("\\(.)", {["\\"] = "\\", t = "\t", n = "\n", r = "\r"}))
+  return wb._tsv_untext(s)
 end
 
 local encode, decode
@@ -62,10 +62,13 @@ local function encode_list(v)
 end
 
 -- A string that would read back as something else ("007", "1.0", "true",
--- "nan", "[1,2]", "", or one in quotes) is written in double quotes.
+-- "nan", "[1,2]", "") is written as a CSV quoted field, as one that begins
+-- with a quote is.
 local function encode_string(s)
   local text = escape(s)
-  if text == "" or decode(text) ~= s then return '"' .. text .. '"' end
+  if text:sub(1, 1) ~= '"' and (text == "" or decode(text) ~= s) then
+    return wb._tsv_text(s, true)
+  end
   return text
 end
 
@@ -96,7 +99,7 @@ local function decode_list(s)
 end
 
 function decode(s)
-  if #s >= 2 and s:byte(1) == 34 and s:byte(-1) == 34 then return unescape(s:sub(2, -2)) end
+  if #s >= 2 and s:byte(1) == 34 and s:byte(-1) == 34 then return unescape(s) end
   if specials[s] ~= nil then return specials[s] end
   if s:match("^%[[-+%w.,]*%]$") then return decode_list(s) end
   if s:match("^[-+]?%d+$") then

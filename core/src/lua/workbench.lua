@@ -878,12 +878,13 @@ end
 -- newline, CR and backslash escaped (\t, \n, \r, \\), and a cell that
 -- begins with a double quote written as a CSV quoted field ("" for each
 -- quote in it), which python's csv and pandas would otherwise read as the
--- start of a field spanning lines.  wb._tsv_untext reads one back.
+-- start of a field spanning lines; `quoted` writes any cell so (a string
+-- that would read back as a number, say).  wb._tsv_untext reads one back.
 local tsv_escapes = {["\\"] = "\\\\", ["\t"] = "\\t", ["\n"] = "\\n", ["\r"] = "\\r"}
 local tsv_unescapes = {["\\"] = "\\", t = "\t", n = "\n", r = "\r"}
-function wb._tsv_text(s)
+function wb._tsv_text(s, quoted)
   s = s:gsub("[\\\t\n\r]", tsv_escapes)
-  if s:sub(1, 1) == '"' then s = '"' .. s:gsub('"', '""') .. '"' end
+  if quoted or s:sub(1, 1) == '"' then s = '"' .. s:gsub('"', '""') .. '"' end
   return s
 end
 
