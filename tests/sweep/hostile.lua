@@ -82,8 +82,8 @@ wb.check(not refused and tostring(why):find("case 1 has a field 'status'", 1, tr
 -- 3. a last row cut short (a full disk, a file-size limit) is left out,
 -- with a message, and a rerun starts its rows on a line of their own
 local cut = "cut.tsv"
-write_text(cut, "k\tsquare\tstatus\tseconds\tfailure\n"
-                .. "1\t1\tok\t0.5\t\n2\t4\tok\t0.5\t\n3\t9.00000")
+write_text(cut, "k\tsquare\tstatus\tseconds\tfailure\tcase_key\n"
+                .. "1\t1\tok\t0.5\t\tk\\t1\n2\t4\tok\t0.5\t\tk\\t2\n3\t9.00000")
 local R = wb.read_results(cut)
 wb.check(#R == 2 and R[2].square == 4, "wb.read_results leaves out the row cut short",
          #R .. " rows; the last: square = " .. tostring(R[#R] and R[#R].square))
@@ -95,9 +95,10 @@ local ok_form, form = well_formed(cut)
 local again = wb.read_results(cut)
 wb.check(ok_form and #again == 4 and again[3].square == 9 and S[3].square == 9,
          "the cut row's case runs again; the file holds whole rows", form)
-write_text(cut, "k\tsquare\tstatus\tseconds\tfailure\n1\t1\tok\t0.5\t\n2\t43\t9\tok\t0.5\t\n")
+write_text(cut, "k\tsquare\tstatus\tseconds\tfailure\tcase_key\n1\t1\tok\t0.5\t\tk\\t1\n"
+                .. "2\t43\t9\tok\t0.5\t\tk\\t2\n")
 local damaged, message = pcall(wb.read_results, cut)
-wb.check(not damaged and tostring(message):find("line 3 has 6 cells, its header 5", 1, true) ~= nil,
+wb.check(not damaged and tostring(message):find("line 3 has 7 cells, its header 6", 1, true) ~= nil,
          "a row of another width is refused with its line", tostring(message))
 
 -- 4. a timed-out case's program ends with it, and the sweep does not wait
@@ -129,3 +130,37 @@ local gone = wb.clock()
 while pid and alive(pid) and wb.clock() - gone < 1 do os.execute("sleep 0.05") end
 wb.check(pid ~= nil and not alive(pid), "the program it started is ended too",
          "sleep's pid " .. tostring(pid))
+
+-- 5. a case whose fields changed is another case: with a field removed
+-- (tol) a rerun must not take the row of {h, tol} for {h} (it did before the
+-- rows carried their case's key), nor with one added; an out without keys
+-- is refused, not matched by the fields the cases hold now.  (run counts
+-- its case's fields: the runs happen in worker processes.)
+do
+  local out = "fields.tsv"
+  os.remove(wb.output_path(out))
+  local function run(c)
+    local fields = 0
+    for _ in pairs(c) do fields = fields + 1 end
+    return {used = c.tol or -1, fields = fields}
+  end
+  wb.sweep{cases = {{h = 0.1, tol = 1e-10}}, out = out, jobs = 1, progress = false, run = run}
+  local fewer = wb.sweep{cases = {{h = 0.1}}, out = out, jobs = 1, progress = false, run = run}
+  wb.check(fewer[1].used == -1 and fewer[1].fields == 1,
+           "a field removed: the case runs, the row of {h, tol} is not taken for {h}",
+           string.format("used = %s, fields = %s", tostring(fewer[1].used),
+                         tostring(fewer[1].fields)))
+  local again = wb.sweep{cases = {{h = 0.1}}, out = out, jobs = 1, progress = false, run = run}
+  wb.check(again[1].seconds == fewer[1].seconds, "the same case again: its row is found by its key",
+           string.format("seconds %s and %s", tostring(again[1].seconds),
+                         tostring(fewer[1].seconds)))
+  local more = wb.sweep{cases = {{h = 0.1, tol = 1e-10, s = 3}}, out = out, jobs = 1,
+                        progress = false, run = run}
+  wb.check(more[1].fields == 3, "a field added: the case runs again",
+           "fields = " .. tostring(more[1].fields))
+  write_text(out, "h\tused\tstatus\tseconds\tfailure\n0.1\t-1\tok\t0.5\t\n")
+  local taken, why = pcall(wb.sweep, {cases = {{h = 0.1}}, out = out, jobs = 1,
+                                      progress = false, run = run})
+  wb.check(not taken and tostring(why):find("has no case_key column", 1, true) ~= nil,
+           "an out without case keys is refused with the way out", tostring(why))
+end

@@ -107,9 +107,9 @@ file_size)
     [ "$(tail -c 1 r.tsv | od -An -c | tr -d ' ')" = '\n' ] || fail "r.tsv ends in a row cut short"
     grep -q "could be written (a full disk or a file-size limit?); they were taken back" a.txt \
         || fail "no reason given"
-    [ "$(awk -F'\t' '{ print NF }' r.tsv | sort -u)" = 5 ] || fail "a row is not whole: $(cat r.tsv)"
+    [ "$(awk -F'\t' '{ print NF }' r.tsv | sort -u)" = 6 ] || fail "a row is not whole: $(cat r.tsv)"
     "$wb" "$study" r.tsv wide > b.txt 2>&1 || fail "the rerun: $(cat b.txt)"
-    [ "$(awk -F'\t' '{ print NF }' r.tsv | sort -u)" = 5 ] || fail "a row is not whole: $(cat r.tsv)"
+    [ "$(awk -F'\t' '{ print NF }' r.tsv | sort -u)" = 6 ] || fail "a row is not whole: $(cat r.tsv)"
     [ "$(wc -l < r.tsv)" = 9 ] || fail "$(wc -l < r.tsv) lines"
     ok "a write cut by the file-size limit is taken back; the rerun completes the file"
     ;;

@@ -298,6 +298,19 @@ local function read_results(path)
   return columns, rows, partial
 end
 
+-- A results file whose rows carry their cases' keys: a row is found again
+-- by its case's key alone, so that a case whose fields changed (one added,
+-- one removed) is another case, never an old row's.
+local function keyed_file(columns, out)
+  if not columns then return end
+  for _, c in ipairs(columns) do
+    if c == "case_key" then return end
+  end
+  error(format("wb.sweep: '%s' has no case_key column (written by an earlier workbench): its "
+               .. "rows cannot be matched to their cases; give fresh = true to redo them, or "
+               .. "another out", out), 0)
+end
+
 local function warn_partial(who, path, partial, what)
   io.stderr:write(format("%s: '%s' ends in a row cut short (%d bytes without a newline: a write "
                          .. "stopped by a full disk or a file-size limit?); %s\n", who, path,
@@ -316,7 +329,9 @@ end
 ---------------------------------------------------------------------------
 -- Cases.
 ---------------------------------------------------------------------------
-local STATUS_COLUMNS = {"status", "seconds", "failure"}
+-- the names a row keeps for itself: its verdict, and its case's key (what
+-- a rerun finds the row by: a case whose fields changed is another case)
+local STATUS_COLUMNS = {"status", "seconds", "failure", "case_key"}
 local RESERVED = {status = true, seconds = true, failure = true}
 
 local function check_fields(list)
@@ -324,7 +339,7 @@ local function check_fields(list)
     for _, k in ipairs(STATUS_COLUMNS) do
       if case[k] ~= nil then
         error(format("wb.sweep: case %d has a field '%s', a name the sweep's rows keep for "
-                     .. "themselves (status, seconds, failure); rename it", i, k), 4)
+                     .. "themselves (status, seconds, failure, case_key); rename it", i, k), 4)
       end
     end
   end
@@ -367,16 +382,6 @@ local function case_columns(cases)
   return columns
 end
 
--- a row's or a case's values in the given columns: a row of a results
--- file is found again by its case's
-local function case_key(columns, case)
-  local cells = {}
-  for i, c in ipairs(columns) do
-    cells[i] = case[c] == nil and "" or encode(case[c])
-  end
-  return concat(cells, "\t")
-end
-
 -- A case's own key, whatever the other cases hold: its recorded fields,
 -- name and value (type included), sorted; what a --case result file
 -- carries and --merge checks.
@@ -405,6 +410,7 @@ local function make_row(case, status, text, seconds)
   end
   row.status, row.seconds = status, seconds
   row.failure = status ~= "ok" and text or nil
+  row.case_key = case_id(case)
   return row
 end
 
@@ -424,7 +430,7 @@ local function work_of(spec, cases)
     for _, reserved in ipairs(STATUS_COLUMNS) do
       if result[reserved] ~= nil then
         error(format("run returned '%s', a name the sweep's rows keep for themselves "
-                     .. "(status, seconds, failure)", reserved), 0)
+                     .. "(status, seconds, failure, case_key)", reserved), 0)
       end
     end
     for _, k in ipairs(sorted_keys(result)) do
@@ -542,6 +548,7 @@ local function run_one_case(spec, cases, out, i)
   local ok, text = pcall(work_of(spec, cases), i)
   local row = make_row(cases[i], ok and "ok" or "error", tostring(text), wb.clock() - started)
   local columns = columns_of(cases, {row})
+  columns[#columns] = nil -- case_key: the file's second column already
   wb.write_file(case_file(out, i), "case\tcase_key\t" .. header_line(columns)
                 .. i .. "\t" .. escape(case_id(cases[i])) .. "\t" .. row_line(columns, row))
   os.exit(ok and 0 or 1, true)
@@ -565,7 +572,8 @@ local function read_case_file(path)
   for k = 3, #names do
     if cells[k] ~= "" then row[unescape(names[k])] = decode(cells[k]) end
   end
-  return row, unescape(cells[2])
+  row.case_key = unescape(cells[2])
+  return row, row.case_key
 end
 
 local function shell_quote(s)
@@ -699,12 +707,13 @@ end
 local function merge(mode, cases, out)
   local held <close> = lock(out, 3)
   local rows, missing, failed = {}, {}, {}
-  local key_columns, earlier = case_columns(cases), {}
-  local _, old_rows = read_previous(out)
-  for _, row in ipairs(old_rows or {}) do earlier[case_key(key_columns, row)] = row end
+  local earlier = {}
+  local old_columns, old_rows = read_previous(out)
+  keyed_file(old_columns, out)
+  for _, row in ipairs(old_rows or {}) do earlier[row.case_key or ""] = row end
   local by_key, stale = read_case_files(out, cases)
   for i, case in ipairs(cases) do
-    local row = by_key[case_id(case)] or earlier[case_key(key_columns, case)]
+    local row = by_key[case_id(case)] or earlier[case_id(case)]
     if row then
       rows[#rows + 1] = row
       if row.status ~= "ok" then failed[#failed + 1] = i end
@@ -741,13 +750,13 @@ local function run_locally(spec, cases, out, mode)
   local held <close> = out and lock(out, 3)
   local fresh = spec.fresh or mode.fresh
   local columns, previous = nil, {}
-  local key_columns = case_columns(cases)
   if out and not fresh then
     local old_columns, old_rows, partial = read_previous(out)
     if old_columns then
+      keyed_file(old_columns, out)
       columns = old_columns
       for _, row in ipairs(old_rows) do
-        if row.status == "ok" then previous[case_key(key_columns, row)] = row end
+        if row.status == "ok" then previous[row.case_key] = row end
       end
       -- the next row must start a line: the file again without the cut row
       if partial then new_table(old_rows, old_columns):write(out) end
@@ -755,7 +764,7 @@ local function run_locally(spec, cases, out, mode)
   end
   local rows, todo = {}, {}
   for i, case in ipairs(cases) do
-    local done = previous[case_key(key_columns, case)]
+    local done = previous[case_id(case)]
     if done then rows[i] = done else todo[#todo + 1] = i end
   end
   local pending, dropped = {}, false
