@@ -510,7 +510,8 @@ static void name_continuation(ggl *g, int status, const wb_newton_report *report
         return;
     g->host->error(g->host, "%s: Newton from the guess %s %d iterations (max |residual| %.3e, "
                    "tolerance %.1e relative to each row's terms where they are below 1); the step "
-                   "may exist beyond its reach: solver = 'continuation' follows it from h = 0",
+                   "may exist beyond its reach: solver = 'continuation' (the default) follows it from "
+                   "h = 0",
                    g->scheme->label, how, report->iterations, report->residual_norm,
                    g->newton_options.tol);
 }
