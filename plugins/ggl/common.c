@@ -487,12 +487,33 @@ static void initial_guess(ggl *g, double h, const double *q0, const double *p0)
  * as |R| <= tol, typically at |R| ~ 1e-11 after an update of ~1e-6, and
  * one more update brings the residual to round-off, which the paper's
  * round-off claims rely on. */
-static int solve(ggl *g, wb_step_stats *stats)
+static int solve(ggl *g, wb_step_stats *stats, wb_newton_report *report)
 {
     const wb_host *host = g->host;
     wb_jacobian_fn jacobian = g->sparse.ext ? g->scheme->sparse_jacobian : g->scheme->jacobian;
     return host->newton_solve(host, g->newton, g->scheme->residual, jacobian, g,
-                              g->x, &g->newton_options, stats, NULL);
+                              g->x, &g->newton_options, stats, report);
+}
+
+/* solver = "newton" failed from the guess: say how, and name the solver
+ * that finds a step Newton from the guess misses (at h omega >> 1 the guess
+ * q^n can lie outside Newton's reach of a step that exists: EM at h =
+ * 0.675 on the four particles, scripts/ggl/stability.lua).  Other failures
+ * (an evaluation, EM-G's finish) keep their own message. */
+static void name_continuation(ggl *g, int status, const wb_newton_report *report)
+{
+    const char *how = status == WB_ERR_NEWTON      ? "did not converge in"
+                      : status == WB_ERR_SINGULAR  ? "met a singular matrix after"
+                      : status == WB_ERR_NONFINITE ? "met a non-finite iterate after"
+                                                   : NULL;
+    if (!how)
+        return;
+    g->host->error(g->host, "%s: Newton from the guess %s %d iterations (max |residual| %.3e, "
+                   "tolerance %.1e relative to each row's terms where they are below 1); the step "
+                   "may exist beyond its reach: solver = 'continuation' (the default) follows it from "
+                   "h = 0",
+                   g->scheme->label, how, report->iterations, report->residual_norm,
+                   g->newton_options.tol);
 }
 
 /* The same step equations at the step sizes s h, s from 0 to 1, each solve
@@ -518,7 +539,7 @@ static int solve_by_continuation(ggl *g, double h, const double *start, wb_step_
                 g->x[i] += (s_new - s) / (s - s_old) * (g->branch1[i] - g->branch0[i]);
         g->h = s_new * h;
         const uint64_t before = stats ? stats->newton_iterations : 0;
-        status = solve(g, stats);
+        status = solve(g, stats, NULL);
         if (status == WB_OK) {
             vec_copy(N, g->branch1, g->branch0);
             vec_copy(N, g->x, g->branch1);
@@ -585,7 +606,10 @@ static int step_counted(ggl *g, double h, const double *q0, const double *p0, do
     row_scales(g, h, q0, p0);
     if (g->continuation)
         vec_copy(g->size, g->x, g->branch0); /* the guess, kept for a continuation */
-    int status = solve(g, stats);
+    wb_newton_report report = {.struct_size = sizeof report};
+    int status = solve(g, stats, &report);
+    if (status != WB_OK && !g->continuation)
+        name_continuation(g, status, &report);
     if (status != WB_OK && g->continuation) {
         /* the s = 0 point: q0, p0, the carried unknowns (the simple guess) */
         vec_copy(g->size, g->branch0, g->x);

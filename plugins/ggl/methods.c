@@ -27,10 +27,11 @@ enum { OPT_TOL, OPT_MAX_ITER, OPT_CONVERGENCE, OPT_GUESS, OPT_SOLVER, OPT_LINEAR
      "paper's code: max(|R|, |dz|) < tol); residual: max |R| <= tol alone"},                \
     {"guess", WB_OPT_CHOICE, 0, 0, 0, "simple", "simple|advanced",                          \
      "Newton's first q^{n+1}: q^n (simple) or q^n + h v^n (advanced)"},                   \
-    {"solver", WB_OPT_CHOICE, 0, 0, 0, "newton", "newton|continuation",                     \
-     "newton: Newton from the guess alone (the paper's); continuation: where that fails, "  \
-     "the same step equations solved along h' = s h, s from 0 to 1 (secant predictor, "    \
-     "Newton corrector): the scheme is unchanged, only the way to its solution"},           \
+    {"solver", WB_OPT_CHOICE, 0, 0, 0, "continuation", "newton|continuation",               \
+     "continuation: Newton from the guess, and where that fails the same step equations "  \
+     "solved along h' = s h, s from 0 to 1 (secant predictor, Newton corrector): the "      \
+     "scheme is unchanged, only the way to its solution, which Newton from the guess can "  \
+     "miss at large h; newton: Newton from the guess alone (the paper's)"},                 \
     WB_LINEAR_SOLVER_OPTION("G, Hess V and T(q; mu) in patterns, a diagonal mass and "   \
                             "quadratic constraints; EM, EM-G: d DG V/dq in Hess V's "       \
                             "pattern, Gonzalez's rank-one term by Sherman-Morrison, "        \

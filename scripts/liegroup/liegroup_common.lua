@@ -97,6 +97,47 @@ function M.error(q, p, q_ref, p_ref)
   return wb.norm(wb.sub(p, p_ref), "2") + M.spectral_norm(wb.sub(q, q_ref))
 end
 
+-- The digest's prototype errors at t = 0.5 (physical sign), N = 5, 10, 20,
+-- 50, 100, 200, 500 steps (h = 0.5 / N), as printed there: strings, so that
+-- the number of digits it printed is known.
+M.digest_steps = {5, 10, 20, 50, 100, 200, 500}
+M.digest = {
+  ["VRKMK mid"] = {"3.61e-3", "9.23e-4", "2.32e-4", "3.72e-5", "9.29e-6", "2.32e-6", "3.72e-7"},
+  ["VRKMK Kutta3"] = {"4.28e-4", "1.03e-5", "1.19e-6", "1.67e-7", "2.48e-8", "3.35e-9", "2.24e-10"},
+  ["VRKMK Gauss4"] = {"1.25e-5", "7.78e-7", "4.85e-8", "1.24e-9", "7.76e-11", "4.85e-12", "1.28e-13"},
+  ["VRKMK Gauss6"] = {"7.85e-9", "1.18e-10", "1.82e-12", "8.9e-15"},
+  ["VCG mid"] = {"3.61e-3", "9.23e-4", "2.32e-4", "3.72e-5", "9.29e-6", "2.32e-6", "3.72e-7"},
+  ["VCG TJ4"] = {"6.13e-4", "4.17e-5", "2.67e-6", "6.87e-8", "4.30e-9", "2.69e-10", "8.72e-12"},
+  ["VCG Y6"] = {"2.38e-6", "4.09e-8", "6.54e-10", "2.75e-12"},
+}
+
+-- |value - printed| in half units of the printed value's last digit: at
+-- most 1 when value rounds to what the digest printed.
+function M.digest_units(value, printed)
+  local mantissa, exponent = printed:match("^([%d.]+)e([-+]?%d+)$")
+  local decimals = #(mantissa:match("%.(%d+)$") or "")
+  local half_unit = 0.5 * 10 ^ (tonumber(exponent) - decimals)
+  return math.abs(value - tonumber(printed)) / half_unit
+end
+
+-- The largest digest_units over the steps where the digest's value lies at
+-- least 100 times above `floor` (the round-off floor of the runs); errors[i]
+-- belongs to steps[i], which must be among M.digest_steps.  Also returns
+-- the number of values compared.
+function M.digest_distance(short, steps, errors, floor)
+  local printed = M.digest[short]
+  local worst, compared = 0, 0
+  for i, n in ipairs(steps) do
+    for k, dn in ipairs(M.digest_steps) do
+      local d = printed[k]
+      if dn == n and d and tonumber(d) >= 100 * floor then
+        worst, compared = wb.max(worst, M.digest_units(errors[i], d)), compared + 1
+      end
+    end
+  end
+  return worst, compared
+end
+
 -- the state at t_end from the model's initial state
 function M.final(model, method, h, t_end)
   local sol = wb.integrate{model = model, method = method, h = h, t_end = t_end, every = 2 ^ 53}
