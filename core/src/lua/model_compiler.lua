@@ -20,7 +20,13 @@
 -- library only, the same way whatever the values (a branch on a value, an
 -- `if q[1] > 0`, cannot be traced and is refused with the line); a loop
 -- over the coordinates is fine.  Parameters stay parameters: the plugin
--- takes them as wb.model(name, {...}) does.
+-- takes them as wb.model(name, {...}) does.  Lua compares a table and a
+-- number with == without asking the table, so `if P.k == 1` or
+-- `q[1] == 0` cannot be seen while tracing: every compiled instance is
+-- therefore compared with its wb.define_model twin (the same functions,
+-- differentiated by wb.ad) at a few points before wb.model returns it, at
+-- the default parameters when it is built and at each new parameter set,
+-- and refused when they differ by more than the rounding of their terms.
 local wb = ...
 
 local format, concat = string.format, table.concat
@@ -626,7 +632,7 @@ local function c_function(name, params, args, values, store)
     end
   end
   local saves = {} -- after statement index (0: the prologue), the nodes to save
-  for x, k in pairs(slot) do
+  for x in pairs(slot) do
     local at = defined_in[x]
     saves[at] = saves[at] or {}
     saves[at][#saves[at] + 1] = x
@@ -683,6 +689,7 @@ local function generate(def)
     return result, extra
   end
   local out = {}
+  local outputs = {} -- the nodes of what each C function returns, for the comparison
   local function section(text) out[#out + 1] = text end
   local function into(array)
     return function(i, e) return format("    %s[%d] = %s;", array, i - 1, e) end
@@ -700,6 +707,7 @@ local function generate(def)
   for i = 1, n do
     for j = 1, i - 1 do hess[(i - 1) * n + j] = hess[(j - 1) * n + i] end
   end
+  outputs.potential, outputs.gradient, outputs.hessian = {V}, grad, hess
   section(c_function("potential_value", "const double *q, double *V", {"q", "V"}, {V}, into("V")))
   section("static double potential(void *self, const double *q)\n{\n    double V;\n"
           .. "    potential_value(self, q, &V);\n    return V;\n}\n")
@@ -712,6 +720,7 @@ local function generate(def)
   local mass = def.mass
   local Mraw = type(mass) == "function" and traced("mass", mass, q, P) or mass
   local M = wb._flat_mass(Mraw, n)
+  outputs.mass = M
   section(c_function("mass", "const double *q, double *M", {"q", "M"}, M, into("M")))
   -- a diagonal mass: v = M^-1 p entry by entry (else the host's Cholesky)
   local diagonal = true
@@ -743,6 +752,7 @@ local function generate(def)
     if kinetic[k] ~= 0 then mass_constant = false end
   end
   if not mass_constant then
+    outputs.kinetic = kinetic
     -- M and v in the instance's work memory (create() allocates it)
     section(c_function("kinetic_contraction", "const double *q, const double *v, double *g",
                        {"q", "v", "g"}, kinetic, into("g")))
@@ -784,6 +794,8 @@ static void kinetic_gradient(void *self, const double *q, const double *p, doubl
     for k = 1, m do
       for i = 1, n do B[(k - 1) * n + i] = d(G[(k - 1) * n + i], along_w) end
     end
+    outputs.constraints, outputs.jacobian = g, G
+    outputs.hessian_contract, outputs.hessian_vector = T, B
     section(c_function("constraints", "const double *q, double *g", {"q", "g"}, g, into("g")))
     section(c_function("jacobian", "const double *q, double *G", {"q", "G"}, G, into("G")))
     section(c_function("hessian_contract", "const double *q, const double *mu, double *T",
@@ -803,6 +815,7 @@ static void kinetic_gradient(void *self, const double *q, const double *p, doubl
     end
     if not shape.quadratic then
       for i = 1, n * n do D[i] = d(T[i], along_w) end
+      outputs.third_contract = D
       section(c_function("third_contract",
                          "const double *q, const double *mu, const double *w, double *D",
                          {"q", "mu", "w", "D"}, D, into("D")))
@@ -831,6 +844,7 @@ static void kinetic_gradient(void *self, const double *q, const double *p, doubl
                                    .. "        return 0;", i - 1, i)
       end
     end
+    outputs.invariants, outputs.generators = J, generators
     section(format("static int generator(void *self, int index, const double *q, double *xi)\n"
                    .. "{\n    (void)self, (void)q, (void)xi;\n"
                    .. "    switch (index) {\n%s\n    }\n    return -1;\n}\n", concat(cases, "\n")))
@@ -847,6 +861,7 @@ static void kinetic_gradient(void *self, const double *q, const double *p, doubl
     p0 = wb._as_vector(p0, n, "initial (p)")
     local both = {}
     for i = 1, n do both[i], both[n + i] = q0[i], p0[i] end
+    outputs.initial = both
     section(c_function("initial", "double *q, double *p", {"q", "p"}, both, function(i, e)
       if i <= n then return format("    q[%d] = %s;", i - 1, e) end
       return format("    p[%d] = %s;", i - n - 1, e)
@@ -855,7 +870,7 @@ static void kinetic_gradient(void *self, const double *q, const double *p, doubl
   local names = {}
   for i, inv in ipairs(def.invariants) do names[i] = c_string(inv.name) end
   return {functions = concat(out, "\n"), mass_constant = mass_constant, n_invariants = k_inv,
-          diagonal = diagonal, tape_size = tape_size,
+          diagonal = diagonal, outputs = outputs, tape_size = tape_size,
           node_count = #nodes,
           declarations = k_inv > 0 and format("static const char *const invariant_names[] = {%s};",
                                               concat(names, ", ")) or ""}
@@ -1074,6 +1089,414 @@ WB_PLUGIN_ENTRY = {
 end
 
 ---------------------------------------------------------------------------
+-- The compiled model against its definition: the same functions run by
+-- wb.define_model's evaluator (exact derivatives by wb.ad) at a few fixed
+-- points.  Both sides are exact derivatives rounded in double precision:
+-- they may differ by the rounding of their terms, no more.
+---------------------------------------------------------------------------
+local abs, sqrt, log = math.abs, math.sqrt, math.log
+local U = 2 ^ -53 -- the unit round-off of a double
+-- The bound below is the compiled side's; the twin rounds the same terms
+-- in another order (jets: products of partial derivatives summed): SLACK
+-- covers both sides and that order, in units of the bound.
+local SLACK = 16
+
+local function propagated(partial, e) -- what an operand's error e becomes
+  if e == 0 or partial == 0 then return 0 end
+  if partial ~= partial then return huge end
+  return abs(partial) * e
+end
+
+local value_of = {sin = math.sin, cos = math.cos, tan = math.tan, asin = math.asin,
+                  acos = math.acos, exp = math.exp, log = math.log, sqrt = math.sqrt,
+                  atan = math.atan}
+local slope_of = { -- f'(a), given a and f(a)
+  sin = function(a) return math.cos(a) end,
+  cos = function(a) return math.sin(a) end,
+  tan = function(_, r) return 1 + r * r end,
+  exp = function(_, r) return r end,
+  log = function(a) return 1 / a end,
+  sqrt = function(_, r) return 0.5 / r end,
+  asin = function(a) return 1 / sqrt(1 - a * a) end,
+  acos = function(a) return 1 / sqrt(1 - a * a) end,
+  atan = function(a) return 1 / (1 + a * a) end,
+}
+
+-- d/db of b (b - 1) ... (b - k + 1)
+local function falling_slope(b, k)
+  local sum = 0
+  for i = 0, k - 1 do
+    local t = 1
+    for j = 0, k - 1 do
+      if j ~= i then t = t * (b - j) end
+    end
+    sum = sum + t
+  end
+  return sum
+end
+
+-- The value of every node below `values` at the leaves' values
+-- (leaf(op, index)) as the generated C computes it, and a bound on its
+-- rounding error in units of U: first-order running error analysis, each
+-- operation rounding once (the math library within one unit), an operand's
+-- error passed on by the operation's partial derivative.  A constant is
+-- written with all its digits; a select near a tie may take either branch.
+local function run_graph(values, leaf)
+  local val, err = {}, {}
+  local function V(x) if type(x) == "number" then return x end return val[x] end
+  local function E(x) if type(x) == "number" then return 0 end return err[x] end
+  for _, x in ipairs(below(values)) do
+    local op = x.op
+    local r, e
+    if op == "const" then -- written with all its digits: exact
+      r, e = x.a, 0
+    elseif leaf_ops[op] then
+      r, e = leaf(op, x.a), 0
+    else
+      local a, ea = V(x.a), E(x.a)
+      local b, eb
+      if x.b ~= nil then b, eb = V(x.b), E(x.b) end
+      if op == "add" then
+        r = a + b
+        e = ea + eb + abs(r)
+      elseif op == "sub" then
+        r = a - b
+        e = ea + eb + abs(r)
+      elseif op == "neg" then
+        r, e = -a, ea
+      elseif op == "mul" then
+        r = a * b
+        e = propagated(b, ea) + propagated(a, eb) + abs(r)
+      elseif op == "div" then
+        r = a / b
+        e = propagated(1 / b, ea) + propagated(r / b, eb) + abs(r)
+      elseif op == "mulz" then
+        r = a == 0 and 0 or a * b
+        e = a == 0 and 0 or propagated(b, ea) + propagated(a, eb) + abs(r)
+      elseif op == "divz" then
+        r = a == 0 and 0 or a / b
+        e = a == 0 and 0 or propagated(1 / b, ea) + propagated(r / b, eb) + abs(r)
+      elseif op == "pow" then
+        r = a ^ b
+        e = propagated(powd_value(a, b, 1), ea) + propagated(r * log(a), eb) + abs(r)
+      elseif op == "powd" then
+        local k = x.c
+        r = powd_value(a, b, k)
+        e = propagated(powd_value(a, b, k + 1), ea)
+            + propagated(falling_slope(b, k) * a ^ (b - k) + r * log(abs(a)), eb) + (k + 1) * abs(r)
+      elseif op == "atan2" then
+        r = math.atan(a, b)
+        local r2 = a * a + b * b
+        e = propagated(b / r2, ea) + propagated(a / r2, eb) + abs(r)
+      elseif op == "abs" then
+        r, e = abs(a), ea
+      elseif op == "sign" then
+        r = a < 0 and -1 or 1
+        e = (ea > 0 and abs(a) <= ea * U) and 2 / U or 0
+      elseif op == "select_ge" or op == "select_le" then
+        local c, d = V(x.c), V(x.d)
+        local first
+        if op == "select_ge" then first = not (a < b) else first = not (b < a) end
+        if first then r, e = c, E(x.c) else r, e = d, E(x.d) end
+        if abs(a - b) <= (ea + eb) * U then e = math.max(E(x.c), E(x.d)) + abs(c - d) / U end
+      else
+        r = value_of[op](a)
+        e = propagated(slope_of[op](a, r), ea) + abs(r)
+      end
+    end
+    val[x], err[x] = r, e
+  end
+  return val, err
+end
+
+-- the rows of a matrix (or a vector) one after the other
+local function flat(t)
+  if type(t[1]) ~= "table" then return t end
+  local out = {}
+  for _, row in ipairs(t) do
+    for _, x in ipairs(row) do out[#out + 1] = x end
+  end
+  return out
+end
+
+local function finite(x)
+  for _, v in ipairs(x) do
+    if v ~= v or abs(v) == huge then return false end
+  end
+  return true
+end
+
+local function vector_text(x)
+  local parts = {}
+  for i = 1, math.min(#x, 6) do parts[i] = format("%.17g", x[i]) end
+  if #x > 6 then parts[#parts + 1] = format("... (%d values)", #x) end
+  return "{" .. concat(parts, ", ") .. "}"
+end
+
+-- How far v = M^-1 p may lie apart on the two sides, componentwise in units
+-- of U, and what that moves the kinetic gradient by: |M^-1| |dM| |v| with
+-- dM the rounding of M's entries and of the Cholesky solve (backward error
+-- (n + 1) |L| |L^T|), both sides; then |dT/dq_k| moves by
+-- sum_i |(dM/dq_k v)_i| dv_i.  Nil where M is not positive definite.
+local function kinetic_slack(def, P, q, M, errM, n)
+  local L = {}
+  for i = 1, n do
+    for j = 1, i do
+      local x = M[(i - 1) * n + j]
+      for k = 1, j - 1 do x = x - L[(i - 1) * n + k] * L[(j - 1) * n + k] end
+      if i == j then
+        if not (x > 0) then return nil end
+        L[(i - 1) * n + i] = sqrt(x)
+      else
+        L[(i - 1) * n + j] = x / L[(j - 1) * n + j]
+      end
+    end
+    for j = i + 1, n do L[(i - 1) * n + j] = 0 end
+  end
+  local function solve(b) -- M^-1 b by L
+    local y = {}
+    for i = 1, n do
+      local x = b[i]
+      for k = 1, i - 1 do x = x - L[(i - 1) * n + k] * y[k] end
+      y[i] = x / L[(i - 1) * n + i]
+    end
+    for i = n, 1, -1 do
+      local x = y[i]
+      for k = i + 1, n do x = x - L[(k - 1) * n + i] * y[k] end
+      y[i] = x / L[(i - 1) * n + i]
+    end
+    return y
+  end
+  return solve, function(v)
+    -- r = (2 (n + 1) |L| |L^T| + 2 errM) |v|
+    local Lv, r = {}, {}
+    for k = 1, n do
+      local x = 0
+      for j = k, n do x = x + abs(L[(j - 1) * n + k]) * abs(v[j]) end
+      Lv[k] = x
+    end
+    for i = 1, n do
+      local x = 0
+      for k = 1, i do x = x + abs(L[(i - 1) * n + k]) * Lv[k] end
+      local y = 0
+      for j = 1, n do y = y + errM[(i - 1) * n + j] * abs(v[j]) end
+      r[i] = 2 * (n + 1) * x + 2 * y
+    end
+    -- dv = |M^-1| r, by the columns of M^-1
+    local dv, e = {}, {}
+    for i = 1, n do dv[i], e[i] = 0, 0 end
+    for j = 1, n do
+      e[j] = 1
+      local column = solve(e)
+      e[j] = 0
+      for i = 1, n do dv[i] = dv[i] + abs(column[i]) * r[j] end
+    end
+    -- (dM/dq_k v)_i from the jets of M
+    local S1 = wb.ad.space(n, 1)
+    local Mx = wb._flat_mass(def.mass(S1.seed(q), P), n)
+    local slack, grad = {}, {}
+    for k = 1, n do slack[k] = 0 end
+    for i = 1, n do
+      local row = {}
+      for k = 1, n do row[k] = 0 end
+      for j = 1, n do
+        S1.gradient(Mx[(i - 1) * n + j], grad)
+        for k = 1, n do row[k] = row[k] + grad[k] * v[j] end
+      end
+      for k = 1, n do slack[k] = slack[k] + abs(row[k]) * dv[i] end
+    end
+    return slack
+  end
+end
+
+local function twin_check(def, code)
+  local n, m, shape, outputs = def.nq, def.shape.m, def.shape, code.outputs
+  return function(model, values, P)
+    local E = wb._evaluator(def, P, shape)
+    local q0, p0 = wb._probe_point(def, P)
+    local failure
+    -- one function at one point: the first entry that differs, or nil
+    local function compare(what, value_like, compiled, twin, nodes_of, leaf, point, extra)
+      if failure then return end
+      local val, err = run_graph(nodes_of, leaf)
+      for i = 1, #twin do
+        local t, c, x = twin[i], compiled[i], nodes_of[i]
+        local bound = (type(x) == "number" and 0 or err[x]) + (extra and extra[i] or 0)
+        local tol = SLACK * U * bound
+        local ok
+        if t == t and abs(t) ~= huge then
+          ok = c == c and abs(c) ~= huge and abs(c - t) <= tol
+        elseif value_like then -- both not a number, or the same infinity
+          ok = (t ~= t and c ~= c) or t == c
+        else -- the twin has no derivative here (forward AD at a kink)
+          ok = true
+        end
+        if not ok then
+          local entry = ""
+          if #twin > 1 then
+            local cols = (#twin == n * n and n) or (#twin == m * n and n) or #twin
+            entry = cols < #twin
+                    and format(" (entry %d, %d)", (i - 1) // cols + 1, (i - 1) % cols + 1)
+                    or format(" (entry %d)", i)
+          end
+          failure = format("the compiled %s%s is not the defined one at %s: compiled %.17g, "
+                           .. "defined %.17g (allowed %.3g from the rounding of its terms, "
+                           .. "%.3g apart)", what, entry, point, c, t, tol, abs(c - t))
+          return
+        end
+      end
+    end
+    local function twin_of(f, ...)
+      local ok, result = pcall(f, ...)
+      if ok then return result end
+      return nil -- the definition fails here too: nothing to compare
+    end
+    if outputs.initial then
+      local q, p = model:initial()
+      local both = {}
+      for i = 1, n do both[i], both[n + i] = q[i], p[i] end
+      local twin = twin_of(E[13])
+      if twin then
+        compare("initial state", true, both, twin, outputs.initial,
+                function(_, j) return values[j] end, "the parameters given")
+      end
+    end
+    for j = 0, 2 do
+      local q, p, mu, w = {}, {}, {}, {}
+      for i = 1, n do
+        local s = j == 0 and 0 or ((i * 37 + j * 11) % 17 - 8) / 80 * (j == 1 and 1 or -1)
+        q[i] = q0[i] + s * (1 + abs(q0[i]))
+        p[i] = p0[i] + ((i * 13 + j * 5) % 19 - 9) / 10 * (1 + abs(p0[i]))
+        w[i] = ((i * 7 + j) % 13 - 6) / 4
+      end
+      for k = 1, m do mu[k] = 0.5 + ((k * 5 + j) % 7) / 7 end
+      local at = {q = q, p = p, mu = mu, w = w}
+      local function leaf(op, i)
+        if op == "par" then return values[i] end
+        return at[op][i]
+      end
+      local point = j == 0 and "the initial state" or format("check point %d", j + 1)
+      point = format("%s, q = %s", point, vector_text(q))
+      local with_p = format("%s, p = %s", point, vector_text(p))
+      -- a value, then its derivatives where it is finite (the twin's
+      -- forward AD treats what is NaN as it comes; nothing to compare)
+      local V = twin_of(E[1], q)
+      if V then
+        compare("potential", true, {model:potential(q)}, {V}, outputs.potential, leaf, point)
+      end
+      if V and finite({V}) then
+        local twin = twin_of(E[2], q)
+        if twin then
+          compare("gradient of the potential", false, model:gradient(q), twin, outputs.gradient,
+                  leaf, point)
+        end
+        twin = twin_of(E[3], q)
+        if twin then
+          compare("Hessian of the potential", false, flat(model:hessian(q)), twin,
+                  outputs.hessian, leaf, point)
+        end
+      end
+      local M = twin_of(E[4], q)
+      if M then compare("mass matrix", true, flat(model:mass(q)), M, outputs.mass, leaf, point) end
+      if M and finite(M) and (outputs.kinetic or not shape.mass_constant) then
+        local kinetic = outputs.kinetic or {}
+        for k = 1, n do kinetic[k] = kinetic[k] or 0 end
+        local _, err = run_graph(outputs.mass, leaf)
+        local errM = {}
+        for i, x in ipairs(outputs.mass) do errM[i] = type(x) == "number" and 0 or err[x] end
+        local solve, slack_of = kinetic_slack(def, P, q, M, errM, n)
+        local twin = solve and twin_of(E[5], q, p)
+        if twin then
+          at.v = solve(p)
+          compare("kinetic gradient (d/dq of p^T M(q)^-1 p / 2)", false,
+                  model:_kinetic_gradient(q, p), twin, kinetic, leaf, with_p, slack_of(at.v))
+        end
+      end
+      local g = m > 0 and twin_of(E[6], q)
+      if g then
+        compare("constraints", true, model:constraints(q), g, outputs.constraints, leaf, point)
+      end
+      if g and finite(g) then
+        local twin = twin_of(E[7], q)
+        if twin then
+          compare("constraint Jacobian", false, flat(model:constraint_jacobian(q)), twin,
+                  outputs.jacobian, leaf, point)
+        end
+        twin = twin_of(E[8], q, mu)
+        if twin then
+          compare("hessian_contract (sum_k mu_k D^2 g_k)", false, model:_hessian_contract(q, mu),
+                  twin, outputs.hessian_contract, leaf,
+                  format("%s, mu = %s", point, vector_text(mu)))
+        end
+        twin = twin_of(E[9], q, w)
+        if twin then
+          compare("hessian_vector (D^2 g_k w)", false, model:_hessian_vector(q, w), twin,
+                  outputs.hessian_vector, leaf, format("%s, w = %s", point, vector_text(w)))
+        end
+        twin = outputs.third_contract and twin_of(E[10], q, mu, w)
+        if twin then
+          compare("third_contract (sum_k mu_k D^3 g_k w)", false, model:_third_contract(q, mu, w),
+                  twin, outputs.third_contract, leaf,
+                  format("%s, mu = %s, w = %s", point, vector_text(mu), vector_text(w)))
+        end
+      end
+      local J = outputs.invariants and twin_of(E[11], q, p)
+      if J then
+        local all, compiled = model:invariants(q, p), {}
+        for i, inv in ipairs(def.invariants) do compiled[i] = all[inv.name] end
+        compare("invariants", true, compiled, J, outputs.invariants, leaf, with_p)
+        for i, inv in ipairs(def.invariants) do
+          local xi = outputs.generators[i]
+          local twin = xi and finite({J[i]}) and twin_of(E[12], i, q)
+          if twin then
+            compare(format("generator of invariant '%s'", inv.name), false, model:generator(i, q),
+                    twin, xi, leaf, point)
+          end
+        end
+      end
+      if failure then break end
+    end
+    return failure
+  end
+end
+
+-- Each compiled model's comparison, run by wb.model before it returns an
+-- instance, once per parameter set: the parameters stay parameters in the
+-- C, and a test of one (P.k == 1) was not seen while tracing.
+local verifiers = {}
+local model_new = wb.model
+
+function wb.model(name, params)
+  local m = model_new(name, params)
+  local verify = type(name) == "string" and verifiers[name]
+  if verify then verify(m) end
+  return m
+end
+
+local function verifier(def, code)
+  local check, seen = twin_check(def, code), {}
+  return function(model)
+    local P, values, key = model.params, {}, {}
+    for j, par in ipairs(def.params) do
+      values[j] = P[par.name]
+      key[j] = format("%.17g", values[j])
+    end
+    key = concat(key, ",")
+    if seen[key] == nil then seen[key] = check(model, values, P) or false end
+    if seen[key] then
+      local with = {}
+      for j, par in ipairs(def.params) do with[j] = format("%s = %.17g", par.name, values[j]) end
+      error(format("wb.compile_model: model '%s'%s: %s.  Tracing cannot see == or ~= between a "
+                   .. "traced value (a coordinate or a parameter) and a number (Lua compares a "
+                   .. "table and a number without asking the table), nor type(), tonumber() or "
+                   .. "math.type() of one: write the function without them, or use wb.define_model",
+                   def.name, #with > 0 and " with " .. concat(with, ", ") or "", seen[key]),
+            wb._user_level())
+    end
+  end
+end
+
+---------------------------------------------------------------------------
 -- wb.compile_model
 ---------------------------------------------------------------------------
 
@@ -1090,7 +1513,7 @@ wb._content_hash = content_hash
 
 function wb.compile_model(spec)
   local def = wb._prepare_model(spec, "wb.compile_model")
-  local ok, source = pcall(source_of, def)
+  local ok, source, code = pcall(source_of, def)
   if not ok then
     error(format("wb.compile_model: model '%s': %s", def.name, tostring(source)),
           wb._user_level())
@@ -1106,5 +1529,6 @@ function wb.compile_model(spec)
   wb._compiled_models = wb._compiled_models or {}
   wb._compiled_models[def.name] = base .. ".so"
   wb._script_models[#wb._script_models + 1] = def.name
+  verifiers[def.name] = verifier(def, code)
   return wb.model(def.name)
 end
