@@ -532,15 +532,17 @@ local c_functions = {sin = "sin", cos = "cos", tan = "tan", asin = "asin", acos 
 
 -- A C function of the model storing the values (numbers or nodes):
 -- `params` its parameters after self, `args` their names, store(i, expr)
--- the statement for value i.  The inputs it reads are copied to locals
--- first (a value stored cannot change them), then each value's own nodes
--- come right before it is stored: what the C compiler keeps live stays
--- small.  A long function is cut into pieces of PIECE statements, each a
--- function of its own (a compiler's time grows faster than a function's
--- length), and what a later piece uses of an earlier one goes through the
--- instance's tape (tape_size tells create() how much).
--- (a chain of 80 links: gcc -O2 took 58 s on it whole, 28 s in pieces of
--- 1500 statements, 14 to 18 s in pieces of 150 to 500)
+-- the statement for value i.  A short function computes every node, then
+-- stores the values (every input read before anything is stored).  A long
+-- one copies its inputs and parameters to locals first (a value stored
+-- cannot change them), then computes each value's own nodes right before
+-- storing it (what the C compiler keeps live stays small), and is cut into
+-- pieces of PIECE statements, each a function of its own (a compiler's
+-- time grows faster than a function's length); what a later piece uses of
+-- an earlier one goes through the instance's tape (tape_size tells
+-- create() how much).  (A chain of 80 links: gcc -O2 took 58 s on it
+-- whole, 28 s in pieces of 1500 statements, 14 to 18 s in pieces of 150 to
+-- 500.)
 local PIECE = 250
 local tape_size = 0
 
@@ -565,51 +567,68 @@ local function operation(x, ref)
 end
 
 local function c_function(name, params, args, values, store)
-  local names, prologue, statements = {}, {}, {}
+  -- the nodes in the order they are computed, and i where value i is stored
+  local order, seen, count = {}, {}, 0
+  for i, value in ipairs(values) do
+    for _, x in ipairs(post_order({value}, seen)) do
+      seen[x] = true
+      order[#order + 1] = x
+      if not leaf_ops[x.op] and x.op ~= "const" then count = count + 1 end
+    end
+    order[#order + 1] = i
+  end
+  local long = count + #values > PIECE
+  local names, prologue, statements, stored = {}, {}, {}, {}
   local defined_in, uses = {}, {} -- statement index of a node; nodes a statement reads
   local function ref(x)
     if type(x) == "number" then return c_number(x) end
     return names[x]
   end
   local function read(list, x)
-    if is_sym(x) and x.op ~= "const" and x.op ~= "par" then list[#list + 1] = x end
+    if is_sym(x) and x.op ~= "const" then list[#list + 1] = x end
   end
-  for i, value in ipairs(values) do
-    for _, x in ipairs(post_order({value}, names)) do
-      local op = x.op
-      if op == "const" then
-        names[x] = c_number(x.a)
-      elseif op == "par" then
-        names[x] = format("s->p[%d]", x.a - 1)
-      elseif leaf_ops[op] then
-        names[x] = format("%s_%d", op, x.a - 1)
-        prologue[#prologue + 1] = format("    const double %s = %s[%d];", names[x], op, x.a - 1)
-        defined_in[x] = 0
+  for _, x in ipairs(order) do
+    if type(x) == "number" then
+      statements[#statements + 1] = store(x, ref(values[x]))
+      stored[#statements] = true
+      local list = {}
+      read(list, values[x])
+      uses[#statements] = list
+    elseif x.op == "const" then
+      names[x] = c_number(x.a)
+    elseif leaf_ops[x.op] then
+      local array = x.op == "par" and "s->p" or x.op
+      if long then
+        names[x] = format("%s_%d", x.op, x.a - 1)
+        prologue[#prologue + 1] = format("    const double %s = %s[%d];", names[x], array, x.a - 1)
       else
-        names[x] = "t" .. x.id
-        statements[#statements + 1] = format("    const double %s = %s;", names[x],
-                                             operation(x, ref))
-        local list = {}
-        read(list, x.a)
-        read(list, x.b)
-        read(list, x.c)
-        read(list, x.d)
-        uses[#statements], defined_in[x] = list, #statements
+        names[x] = format("%s[%d]", array, x.a - 1)
       end
+      defined_in[x] = 0
+    else
+      names[x] = "t" .. x.id
+      statements[#statements + 1] = format("    const double %s = %s;", names[x], operation(x, ref))
+      local list = {}
+      read(list, x.a)
+      read(list, x.b)
+      read(list, x.c)
+      read(list, x.d)
+      uses[#statements], defined_in[x] = list, #statements
     end
-    statements[#statements + 1] = store(i, ref(value))
-    local list = {}
-    read(list, value)
-    uses[#statements] = list
   end
   local voids = {}
   for i, a in ipairs(args) do voids[i] = "(void)" .. a end
   local head = format("static void %s(void *self, %s)", name, params)
   local start = format("{\n    const model *s = self;\n    (void)s, %s;\n", concat(voids, ", "))
-  if #statements <= PIECE then
-    local text = concat(prologue, "\n")
-    if #prologue > 0 then text = text .. "\n" end
-    return format("%s\n%s%s%s\n}\n", head, start, text, concat(statements, "\n"))
+  if not long then
+    local lines = {}
+    for k, line in ipairs(statements) do
+      if not stored[k] then lines[#lines + 1] = line end
+    end
+    for k, line in ipairs(statements) do
+      if stored[k] then lines[#lines + 1] = line end
+    end
+    return format("%s\n%s%s\n}\n", head, start, concat(lines, "\n"))
   end
   -- the pieces; a node read in a later piece than its own is saved to the tape
   local piece_of = function(index) return index == 0 and 1 or (index - 1) // PIECE + 1 end
