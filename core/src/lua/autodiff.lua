@@ -415,7 +415,10 @@ DUAL.__div = function(a, b)
 end
 DUAL.__pow = function(a, b)
   if not is_dual(b) then
+    -- as the jets do: x^0 and x^1 exact at x = 0 too (not 0 * inf)
     if b == 2 then return a * a end
+    if b == 1 then return a end
+    if b == 0 then return 1 end
     return dual(a[1] ^ b, b * a[1] ^ (b - 1) * a[2])
   end
   return gexp(b * glog(a))

@@ -205,6 +205,67 @@ static int model_constraint_jacobian(lua_State *L)
     return 1;
 }
 
+/* The derivatives no method of the model object returns, for
+ * wb.compile_model's comparison of a compiled model with its definition:
+ * m:_kinetic_gradient(q, p), m:_hessian_contract(q, mu) (n x n, row-major),
+ * m:_hessian_vector(q, w) (m x n), m:_third_contract(q, mu, w) (n x n). */
+static int model_kinetic_gradient(lua_State *L)
+{
+    lua_settop(L, 3); /* arguments below, work memory above */
+    const wb_model *m = view_of(L, 1);
+    need(L, m, WB_CAP_MECHANICAL, "mass matrix (wb.mechanical)");
+    double *q = scratch(L, 3 * (size_t)m->nq), *p = q + m->nq, *g = p + m->nq;
+    lua_read_vector(L, 2, m->nq, q, "q");
+    lua_read_vector(L, 3, m->nq, p, "p");
+    wb_kinetic_gradient(m, q, p, g);
+    lua_push_vector(L, m->nq, g);
+    return 1;
+}
+
+static int model_hessian_contract(lua_State *L)
+{
+    lua_settop(L, 3); /* arguments below, work memory above */
+    const wb_model *m = view_of(L, 1);
+    need(L, m, WB_CAP_HOLONOMIC, "holonomic constraints");
+    const size_t n = (size_t)m->nq;
+    double *q = scratch(L, n + m->n_holonomic + n * n), *mu = q + n, *T = mu + m->n_holonomic;
+    lua_read_vector(L, 2, m->nq, q, "q");
+    lua_read_vector(L, 3, m->n_holonomic, mu, "mu");
+    wb_constraint_hessian_contract(m, q, mu, T);
+    lua_push_vector(L, (int)(n * n), T);
+    return 1;
+}
+
+static int model_hessian_vector(lua_State *L)
+{
+    lua_settop(L, 3); /* arguments below, work memory above */
+    const wb_model *m = view_of(L, 1);
+    need(L, m, WB_CAP_HOLONOMIC, "holonomic constraints");
+    const size_t n = (size_t)m->nq;
+    double *q = scratch(L, 2 * n + n * m->n_holonomic), *w = q + n, *B = w + n;
+    lua_read_vector(L, 2, m->nq, q, "q");
+    lua_read_vector(L, 3, m->nq, w, "w");
+    wb_constraint_hessian_vector(m, q, w, B);
+    lua_push_vector(L, (int)(n * m->n_holonomic), B);
+    return 1;
+}
+
+static int model_third_contract(lua_State *L)
+{
+    lua_settop(L, 4); /* arguments below, work memory above */
+    const wb_model *m = view_of(L, 1);
+    need(L, m, WB_CAP_HOLONOMIC, "holonomic constraints");
+    const size_t n = (size_t)m->nq;
+    double *q = scratch(L, 2 * n + m->n_holonomic + n * n), *mu = q + n;
+    double *w = mu + m->n_holonomic, *D = w + n;
+    lua_read_vector(L, 2, m->nq, q, "q");
+    lua_read_vector(L, 3, m->n_holonomic, mu, "mu");
+    lua_read_vector(L, 4, m->nq, w, "w");
+    wb_constraint_third_contract(m, q, mu, w, D);
+    lua_push_vector(L, (int)(n * n), D);
+    return 1;
+}
+
 static int model_hidden_constraints(lua_State *L)
 {
     lua_settop(L, 3); /* arguments below, work memory above */
@@ -508,6 +569,10 @@ void lua_model_register(lua_State *L)
         {"constraints", model_constraints},
         {"constraint_jacobian", model_constraint_jacobian},
         {"hidden_constraints", model_hidden_constraints},
+        {"_kinetic_gradient", model_kinetic_gradient},
+        {"_hessian_contract", model_hessian_contract},
+        {"_hessian_vector", model_hessian_vector},
+        {"_third_contract", model_third_contract},
         {"multiplier", model_multiplier},
         {"nonholonomic_constraints", model_nonholonomic},
         {"nonholonomic_multiplier", model_nonholonomic_multiplier},

@@ -488,6 +488,8 @@ end
 wb._user_level, wb._user_location = user_level, user_location
 wb._script_models = {} -- the names wb.define_model and wb.compile_model made, in order
 wb._flat_mass, wb._as_vector, wb._as_number = flat_mass, as_vector, as_number
+-- wb.compile_model compares what it compiled with these (the model's twin)
+wb._evaluator, wb._probe_point = evaluator, probe_point
 
 function wb.define_model(spec)
   local def = wb._prepare_model(spec, "wb.define_model")
