@@ -30,7 +30,7 @@
 --     4.72), where the driver's spans less than 1.05 (1.004, 1.013).
 --     The check it replaces (issue 30), "Ep(pi/10) > 10 Ep(0.1)", asked for
 --     no more than the h^2 law's pi^2 = 9.87 and passes on the regular
---     driver (Ed: 10.09 times); (a) and (b) fail on it (1.0, 1.003):
+--     driver (Ed: 10.09 times); (a) and (b) fail on it (1.00; 1.006, 1.013):
 --     shown by running them on Ed, with the numbers in the commit.
 -- Measured (T = 2000): max |Ed - Ed0|, max |Ep - Ep0|
 --   oscillating, h = 0.1: 4.27e-3, 1.26e-2;   h = pi/10: 4.31e-2, 0.535
