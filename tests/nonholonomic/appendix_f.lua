@@ -7,8 +7,9 @@
 -- left-trivialised as printed, written apart from the plugin in 80-digit
 -- arithmetic (mpmath) with dL tau and ddL tau taken by differentiating
 -- tau itself, not from closed forms; its Newton iteration ran to residuals
--- below 1e-30.  One step of h = 0.2, s = 3, from each model's initial
--- state and its consistent multiplier:
+-- below 1e-30 (tests/nonholonomic/appendix_f_transcription.py, not run by
+-- the suite: it needs mpmath and minutes).  One step of h = 0.2, s = 3,
+-- from each model's initial state and its consistent multiplier:
 --   vertical_disc, cay and exp (declared on SE(2)^op: the plugin runs the
 --     left-trivialised scheme on the paper's l and phi directly);
 --   ball_turntable under g -> g^-1 (R -> R^T, (x, y) -> -(x, y), xi ->
