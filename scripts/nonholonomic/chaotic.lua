@@ -19,17 +19,37 @@
 -- Figures (plots/nonholonomic/): chaotic_lobatto2_h4.png (mu / h^4),
 --   chaotic_lobatto3_h8.png, chaotic_lobatto3_h10.png (the same mu scaled
 --   both ways: the curves that collapse show the true exponent),
---   chaotic_exponent.png (the exponent fitted at each time).
+--   chaotic_exponent.png (the exponent fitted at each time),
+--   chaotic_random_walk.png (full run: the energy increments' excess
+--   dS(tau) / S(10) against the lag, with a line ~ tau).
 -- Claims checked:
---   * mu grows with time (a random walk of the energy): its mean over the
---     last tenth of [0, T] exceeds that over the first tenth, for every run
---     (full run only: over T = 40 the start's transient dominates);
+--   * the energy performs a random walk and mu grows with time (full run
+--     only; the largest step of each method, Lobatto-2 h = 0.1 and Lobatto-3
+--     h = 0.2, is run on to T_walk = 2000, its first 400 used as above):
+--     (a) mu grows: the means of mu over the ten tenths of [0, 2000] rise
+--         along a line whose slope is more than 4 of its standard errors
+--         (measured t = 15.0 and 10.8) and the last tenth's is more than
+--         twice the first's (3.81, 3.67);
+--     (b) the law is a random walk's: the members' energy increments over a
+--         lag tau, S(tau) = mean over members and t of (E(t + tau) - E(t))^2,
+--         are a bounded part (the O(h^p) oscillation, S(10)) plus a part
+--         that grows like tau (a drift would give tau^2): dS = S(tau) -
+--         S(10) > 0 at tau = 40, 80, 160, 320, 640, its fitted exponent
+--         within [0.7, 1.3] (measured 0.85, 1.01; 1.00 and 0.95 at h = 0.05
+--         and 0.1) and dS(640) more than 0.3 S(10) (0.76, 0.84).
+--     Control, run with them: the same members' energies shuffled in time
+--     (bounded noise with the same values, a fixed permutation) must fail
+--     both (a) and (b), and do: t = 1.9 and 3.1 but the last tenth only
+--     1.10 and 1.14 times the first, dS(tau) not positive at every lag
+--     (dS(640) = -0.003 and -0.01 S(10)).  The check this replaces (issue
+--     30: the last tenth's mean of mu above the first's, T = 400) passed 93
+--     to 110 of 200 such shuffles of mu;
 --   * Lobatto-2: mu scales as h^4 (fitted exponent within 0.5 of 4 at the
 --     median time; the scaled curves' time means within a factor 2);
 --   * Lobatto-3: mu scales as h^8, not h^10: the median fitted exponent is
 --     within 0.6 of 8, and mu / h^8 collapses (time means within a factor
 --     2) while mu / h^10 spreads by more than 2^(2 x 4) / 2 over the range.
--- Measured (T = 400, J = 40; 4m49s wall on two busy cores): the exponent
+-- Measured (T = 400, J = 40; 3m39s wall with the runs to T_walk): the exponent
 -- fitted at each time t = 2..400, median (10% .. 90% of the times):
 --   Lobatto-2: 3.95 (3.79 .. 4.13); mu / h^4 time means within 1.21;
 --   Lobatto-3: 8.03 (7.92 .. 8.18); mu / h^8 within 1.18, mu / h^10 spread 230
@@ -48,6 +68,7 @@ local common = require "nh_common"
 
 local J = wb.quick and 6 or 40
 local T = wb.quick and 40 or 400
+local T_walk = wb.quick and T or 2000 -- the largest step of each method runs on to here
 local ladders = wb.quick and {[2] = {0.1, 0.05}, [3] = {0.2, 0.1, 0.05}}
                 or {[2] = {0.1, 0.05, 0.025, 0.0125}, [3] = {0.2, 0.1, 0.05, 0.025, 0.0125}}
 local E0 = 3.06
@@ -63,7 +84,8 @@ local results = wb.sweep{cases = cases, progress = not wb.quick, jobs = 2, run =
   local model = wb.model("chaotic_nonholonomic", {m = 3, members = J, member = c.member})
   local method = common.lobatto(c.s, {tol = 1e-13, step_tol = 1e-15, iteration = "newton"})
   local per_unit = math.floor(1 / c.h + 0.5)
-  local sol = wb.integrate{model = model, method = method, h = c.h, steps = T * per_unit,
+  local t_end = c.h == ladders[c.s][1] and T_walk or T
+  local sol = wb.integrate{model = model, method = method, h = c.h, steps = t_end * per_unit,
                            every = per_unit}
   return {E = sol:column("energy"), phi = sol:max("nonholonomic_constraint")}
 end}
@@ -76,12 +98,21 @@ wb.check(#ok == #cases, string.format("every run succeeded (%d of %d)", #ok, #ca
 local times = {}
 for k = 0, T do times[k + 1] = k end
 local mu = {[2] = {}, [3] = {}}
+local walk = {[2] = {mu = {}, members = {}}, [3] = {mu = {}, members = {}}}
 local worst_phi, first_energy = 0, 0
 for _, row in ipairs(ok) do
   local m = mu[row.s]
   m[row.h] = m[row.h] or {}
   local acc = m[row.h]
-  for k, E in ipairs(row.E) do acc[k] = (acc[k] or 0) + (E - E0) ^ 2 / (J + 1) end
+  for k = 1, T + 1 do acc[k] = (acc[k] or 0) + (row.E[k] - E0) ^ 2 / (J + 1) end
+  if #row.E > T + 1 then
+    local w, e = walk[row.s], {}
+    for k, E in ipairs(row.E) do
+      e[k] = E - E0
+      w.mu[k] = (w.mu[k] or 0) + e[k] ^ 2 / (J + 1)
+    end
+    w.members[#w.members + 1] = e
+  end
   worst_phi = math.max(worst_phi, row.phi)
   first_energy = math.max(first_energy, math.abs(row.E[1] - E0))
 end
@@ -126,14 +157,95 @@ for _, s in ipairs{2, 3} do
   local ex = exponents(s)
   local med, p10, p90 = median(ex)
   summary[s] = {exponents = ex, median = med, p10 = p10, p90 = p90}
-  for _, h in ipairs(ladders[s]) do
-    local n = #mu[s][h]
-    local k = math.max(2, n // 10)
-    local early, late = mean(mu[s][h], 2, k + 1), mean(mu[s][h], n - k + 1, n)
-    if not wb.quick then
-      wb.check(late > early, string.format("Lobatto-%d, h = %g: mu grows with time (first tenth "
-                                           .. "%.3e, last tenth %.3e)", s, h, early, late))
+end
+
+---------------------------------------------------------------------------
+-- The random walk (full run): mu's growth and the increments' law
+---------------------------------------------------------------------------
+-- (a) the ten tenths' means of mu: slope / its standard error, last / first
+local function growth(m)
+  local n = (#m - 1) // 10
+  local x, y = {}, {}
+  for b = 1, 10 do
+    x[b], y[b] = b, mean(m, 2 + (b - 1) * n, 1 + b * n)
+  end
+  local a, slope = wb.fit_line(x, y)
+  local rss = 0
+  for b = 1, 10 do rss = rss + (y[b] - a - slope * x[b]) ^ 2 end
+  local se = math.sqrt(rss / 8 / 82.5) -- sum (x - mean x)^2 = 82.5 for x = 1..10
+  return slope / se, y[10] / y[1]
+end
+
+-- (b) S(tau) = mean (E(t + tau) - E(t))^2 over members and t; the excess
+-- over the bounded part S(10) and its exponent in tau
+local lags = {40, 80, 160, 320, 640}
+local function increments(members, tau)
+  local sum, n = 0, 0
+  for _, e in ipairs(members) do
+    for k = 1, #e - tau do
+      sum, n = sum + (e[k + tau] - e[k]) ^ 2, n + 1
     end
+  end
+  return sum / n
+end
+local function walk_law(members)
+  local base, x, y, positive = increments(members, 10), {}, {}, true
+  local excess
+  for i, tau in ipairs(lags) do
+    excess = increments(members, tau) - base
+    positive = positive and excess > 0
+    x[i], y[i] = math.log(tau), math.log(math.max(excess, 1e-300))
+  end
+  local _, exponent = wb.fit_line(x, y)
+  return positive and exponent or 0 / 0, excess / base
+end
+
+-- the control: each member's energies in a fixed random order (an LCG, not
+-- math.random, so that every build draws the same permutation)
+local function shuffled(e)
+  local out, state = {table.unpack(e)}, 12345
+  for i = #out, 3, -1 do
+    state = (state * 1103515245 + 12345) % 2147483648
+    local j = 2 + state % (i - 1)
+    out[i], out[j] = out[j], out[i]
+  end
+  return out
+end
+
+local function walk_checks(label, w, expect_pass)
+  local t, ratio = growth(w.mu)
+  local exponent, share = walk_law(w.members)
+  local a_ok = t > 4 and ratio > 2
+  local b_ok = exponent >= 0.7 and exponent <= 1.3 and share > 0.3
+  local detail_a = string.format("slope %.1f standard errors, last tenth / first %.2f", t, ratio)
+  local detail_b = exponent == exponent
+                   and string.format("dS(tau) ~ tau^%.2f over tau = 40 .. 640, dS(640) = %.2f S(10)",
+                                     exponent, share)
+                   or string.format("dS(tau) <= 0 at some tau in 40 .. 640, dS(640) = %.3f S(10)",
+                                    share)
+  if expect_pass then
+    wb.check(a_ok, label .. ": mu grows with time", detail_a)
+    wb.check(b_ok, label .. ": the energy's increments grow like a random walk's", detail_b)
+  else
+    wb.check(not a_ok and not b_ok, label .. ": fails both (bounded noise is told apart)",
+             detail_a .. "; " .. detail_b)
+  end
+  return {t = t, ratio = ratio, exponent = exponent, share = share}
+end
+
+local walks = {}
+if not wb.quick then
+  for _, s in ipairs{2, 3} do
+    local w, label = walk[s], string.format("Lobatto-%d, h = %g, T = %d", s, ladders[s][1], T_walk)
+    walks[s] = walk_checks(label, w, true)
+    local control = {mu = {}, members = {}}
+    for i, e in ipairs(w.members) do
+      control.members[i] = shuffled(e)
+      for k, x in ipairs(control.members[i]) do
+        control.mu[k] = (control.mu[k] or 0) + x ^ 2 / (J + 1)
+      end
+    end
+    walk_checks(label .. ", energies shuffled in time (control)", control, false)
   end
 end
 local rows = {
@@ -180,6 +292,27 @@ wb.plot{file = "plots/nonholonomic/chaotic_lobatto3_h8.png", logscale = "y", key
 wb.plot{file = "plots/nonholonomic/chaotic_lobatto3_h10.png", logscale = "y", key = "bottom right",
         title = "chaotic system (Fig. 6), Lobatto-3: mu(E, t) / h^10, the paper's scaling",
         xlabel = "t", ylabel = "mu / h^10", series = scaled(3, 10)}
+if not wb.quick then
+  -- the random walk: dS(tau) / S(10) against tau, and tau^1 through Lobatto-2's at tau = 40
+  local series, plot_lags = {}, {40, 80, 160, 320, 640, 1280}
+  for i, s in ipairs{2, 3} do
+    local base, y = increments(walk[s].members, 10), {}
+    for k, tau in ipairs(plot_lags) do y[k] = (increments(walk[s].members, tau) - base) / base end
+    series[i] = {x = plot_lags, y = y, with = "linespoints", style = common.style(i, true),
+                 title = string.format("Lobatto-%d, h = %g (exponent %.2f over 40 .. 640)", s,
+                                       ladders[s][1], walks[s].exponent)}
+    if s == 2 then
+      local line = {}
+      for k, tau in ipairs(plot_lags) do line[k] = y[1] * tau / plot_lags[1] end
+      series[3] = {x = plot_lags, y = line, style = "lw 1 dt 2 lc rgb 'black'",
+                   title = "~ tau (a random walk)"}
+    end
+  end
+  wb.plot{file = "plots/nonholonomic/chaotic_random_walk.png", logscale = "xy", key = "top left",
+          title = string.format("chaotic system: energy increments over a lag tau, %d members, "
+                                .. "T = %d", J + 1, T_walk),
+          xlabel = "tau", ylabel = "(S(tau) - S(10)) / S(10)", series = series}
+end
 local ex_times = {table.unpack(times, 3)}
 wb.plot{file = "plots/nonholonomic/chaotic_exponent.png", key = "bottom right",
         title = "chaotic system: exponent e of mu ~ h^e fitted at each time",
