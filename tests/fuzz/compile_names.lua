@@ -67,3 +67,20 @@ local one = sh(format("WORKBENCH_PLUGIN_PATH= '%s' --plugin-path '%s/%s' info na
                       models, builds[1]))
 wb.check(one:find(models .. "/" .. builds[1], 1, true) ~= nil and not one:find("warning", 1, true),
          "--plugin-path FILE loads that build, without a warning", one:sub(1, 300))
+
+-- 4. An edit undone reuses its earlier build, which then is the newest: the
+-- command line loads the build the script uses (a review found the undone
+-- edit's older build left behind the edit's: with edit 2's build the
+-- newest, running edit 1 again still loaded edit 2 from the command line)
+for _, build in ipairs(builds) do
+  local text = sh(format("WORKBENCH_PLUGIN_PATH= '%s' --plugin-path '%s/%s' info names_edited",
+                         exe, models, build))
+  local age = text:match("edit (%d)") == "2" and "1 minute ago" or "2 hours ago"
+  sh(format("touch -d '%s' '%s/%s'", age, models, build))
+end
+sh(format("WORKBENCH_CACHE_DIR='%s' '%s' '%s' %d", cache, exe, script, 1))
+local again = sh(format("WORKBENCH_PLUGIN_PATH= '%s' --plugin-path '%s' info names_edited", exe,
+                        models))
+local doc = again:match("edit (%d)")
+wb.check(doc == "1", "edit 1 again: --plugin-path loads edit 1's build, the newest in use",
+         "doc 'edit " .. tostring(doc) .. "'")

@@ -28,7 +28,7 @@ wb.check(wb._tsv_untext(back[4]:match("^[^\t]*")) == "tab\there, new\nline, \\",
 
 -- a sweep's table (T:write) and its results file: labels that would open a
 -- quoted field or read back as a number, and a quote in the middle
-local labels = {'"quoted" at the start', 'in "the" middle', "007", '"'}
+local labels = {'"quoted" at the start', 'in "the" middle', "007", '"', "caf\233 (Latin-1)"}
 local cases = {}
 for i, label in ipairs(labels) do cases[i] = {label = label, k = i} end
 local T = wb.sweep{cases = cases, jobs = 1, out = "sweep_results.tsv", fresh = true,

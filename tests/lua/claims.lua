@@ -105,3 +105,41 @@ do
                                          1, true) ~= nil,
            "check_claims = 'no' is refused", tostring(err))
 end
+
+---------------------------------------------------------------------------
+-- Found by a review of the check (each failed on its first version):
+-- a loose tol gave a tolerance of 1000 tol = 1 (Phi all of its terms
+-- passed); a start at rest took its floor from the first state judged,
+-- which then set its own bound; and with no floor at rest, correct runs
+-- were refused on round-off (G M^-1 p = 1.4e-17 against terms 2.8e-17).
+---------------------------------------------------------------------------
+do
+  local sol = wb.integrate{model = particle, method = wb.method("nonholonomic.lobatto", {tol = 1e-3}),
+                           h = 5, steps = 100, on_failure = "stop", progress = false}
+  wb.check(refused(sol, "breaks its claim Phi(q, v) = 0"),
+           "tol = 1e-3: the claim's tolerance stays below the residual's own size",
+           tostring(sol.failure))
+  sol = wb.integrate{model = particle, method = wb.method("nonholonomic.lobatto"), h = 5,
+                     steps = 100, every = 100, q0 = {1, 0.5, 0}, p0 = {0, 0, 0},
+                     on_failure = "stop", progress = false}
+  wb.check(refused(sol, "breaks its claim Phi(q, v) = 0"),
+           "a start at rest, every = 100: the broken state does not set its own floor",
+           tostring(sol.failure))
+  local rest = {
+    {"double_spherical_pendulum", "classic.rattle", {0, 0, -1, 0, 0, -2}},
+    {"pendulum_chain", "classic.rattle", {0, -1, 0, -2, 0, -3, 0, -4}},
+    {"pendulum_chain", "spark.spark", {0, -1, 0, -2, 0, -3, 0, -4}},
+    {"spherical_pendulum", "spark.spark", {0, 0, -1}},
+    {"pendulum", "classic.rattle", {math.sin(1e-8), -math.cos(1e-8)}},
+    {"pendulum", "spark.spark", {math.sin(1e-4), -math.cos(1e-4)}},
+  }
+  for _, case in ipairs(rest) do
+    local p0 = {}
+    for i = 1, #case[3] do p0[i] = 0 end
+    local run = wb.integrate{model = wb.model(case[1]), method = wb.method(case[2]), h = 0.01,
+                             steps = 500, every = 1, q0 = case[3], p0 = p0,
+                             on_failure = "stop", progress = false}
+    wb.check(run.ok, string.format("%s from rest (or near it), %s: its round-off is no broken "
+                                   .. "claim", case[1], case[2]), tostring(run.failure))
+  end
+end

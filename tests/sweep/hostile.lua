@@ -164,3 +164,24 @@ do
   wb.check(not taken and tostring(why):find("has no case_key column", 1, true) ~= nil,
            "an out without case keys is refused with the way out", tostring(why))
 end
+
+-- 6. cases that differ only in fields outside the key (positional values,
+-- method objects): one key, so a rerun or a merge would take one's row for
+-- the other (a review of the keys found both); refused, naming them
+do
+  local function refused_with(cases)
+    local ok, why = pcall(wb.sweep, {cases = cases, jobs = 1, progress = false,
+                                     run = function() return {x = 1} end})
+    return not ok and tostring(why):find("have the same key", 1, true) ~= nil, tostring(why)
+  end
+  local ok1, why1 = refused_with({{0.1}, {0.2}, {0.4}})
+  wb.check(ok1, "positional cases of one key refused", why1)
+  local ok2, why2 = refused_with({{h = 0.1, method = wb.method("classic.rattle")},
+                                  {h = 0.1, method = wb.method("classic.shake")}})
+  wb.check(ok2 and why2:find("cases 1 and 2", 1, true) ~= nil,
+           "cases differing only in a method object refused, naming them", why2)
+  local fine = wb.sweep{cases = {{h = 0.1, label = "rattle"}, {h = 0.1, label = "shake"}},
+                        jobs = 1, progress = false, run = function(c) return {x = #c.label} end}
+  wb.check(#fine == 2 and fine[1].x == 6 and fine[2].x == 5,
+           "a field that differs tells them apart", #fine .. " rows")
+end

@@ -466,8 +466,13 @@ static int compile_plugin(lua_State *L)
     int cached = cached_build(L, so_path);
     if (cached < 0)
         return fail(L, lua_tostring(L, -1));
-    if (cached)
+    if (cached) {
+        /* the build in use is the newest of its name: --plugin-path on the
+         * cache folder loads that one (an edit undone reuses an older
+         * build, which its mtime would otherwise leave behind the edit's) */
+        utimensat(AT_FDCWD, so_path, NULL, 0);
         return load(L, so_path);
+    }
     atomic_file f;
     if (atomic_open(&f, c_path) != 0)
         return fail(L, host_last_error());

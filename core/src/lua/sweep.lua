@@ -334,6 +334,36 @@ end
 local STATUS_COLUMNS = {"status", "seconds", "failure", "case_key"}
 local RESERVED = {status = true, seconds = true, failure = true}
 
+local case_id, show_id -- below
+
+-- Two different cases of one key could not be told apart by a rerun or a
+-- merge (a field that is no recorded scalar -- a method object, a
+-- positional value -- is no part of the key): refused, naming them.  The
+-- same case twice is allowed (each row is that case's).
+local function same_case(a, b)
+  for k, v in pairs(a) do
+    if not rawequal(v, b[k]) then return false end
+  end
+  for k in pairs(b) do
+    if a[k] == nil then return false end
+  end
+  return true
+end
+
+local function check_keys(list)
+  local seen = {}
+  for i, case in ipairs(list) do
+    local id = case_id(case)
+    if seen[id] and not same_case(list[seen[id]], case) then
+      error(format("wb.sweep: cases %d and %d have the same key (%s): a rerun or a merge could "
+                   .. "not tell them apart (fields that are no string-named number, string or "
+                   .. "boolean, such as a method object, are no part of it); give each case a "
+                   .. "field that differs (label = ...)", seen[id], i, show_id(id)), 5)
+    end
+    seen[id] = i
+  end
+end
+
 local function check_fields(list)
   for i, case in ipairs(list) do
     for _, k in ipairs(STATUS_COLUMNS) do
@@ -343,6 +373,7 @@ local function check_fields(list)
       end
     end
   end
+  check_keys(list)
   return list
 end
 
@@ -385,7 +416,7 @@ end
 -- A case's own key, whatever the other cases hold: its recorded fields,
 -- name and value (type included), sorted; what a --case result file
 -- carries and --merge checks.
-local function case_id(case)
+function case_id(case)
   local parts = {}
   for _, k in ipairs(sorted_keys(case, is_scalar)) do
     parts[#parts + 1] = escape(k) .. "\t" .. encode(case[k])
@@ -394,7 +425,7 @@ local function case_id(case)
 end
 
 -- the key as people read it: h=0.1 method=rattle
-local function show_id(id)
+function show_id(id)
   if id == "" then return "(no fields)" end
   return (id:gsub("\t", "="):gsub("\n", " "))
 end
@@ -538,10 +569,12 @@ local function run_one_case(spec, cases, out, i)
   local changed = list_changed(out, cases)
   if changed then
     io.stderr:write(format("workbench sweep: --case %d: the case list is not the one --list or "
-                           .. "--slurm saved in '%s' (%s); a list built from the clock, or "
-                           .. "drawn after math.randomseed() without a number, differs in every "
-                           .. "process: make it the same every time (run --list again after "
-                           .. "changing it)\n", i, list_file(out), changed))
+                           .. "--slurm saved in '%s' (%s); a list built from the clock, in the "
+                           .. "order of pairs() (Lua orders a table's string keys differently "
+                           .. "in every process: sort them), or drawn after math.randomseed() "
+                           .. "without a number, differs in every process: make it the same "
+                           .. "every time (run --list again after changing it)\n", i,
+                           list_file(out), changed))
     os.exit(2, true)
   end
   local started = wb.clock()

@@ -874,16 +874,33 @@ end
 -- Tables and files
 ---------------------------------------------------------------------------
 
--- A text cell of a tab-separated file, one line whatever the text: tab,
--- newline, CR and backslash escaped (\t, \n, \r, \\), and a cell that
--- begins with a double quote written as a CSV quoted field ("" for each
--- quote in it), which python's csv and pandas would otherwise read as the
--- start of a field spanning lines; `quoted` writes any cell so (a string
--- that would read back as a number, say).  wb._tsv_untext reads one back.
+-- A text cell of a tab-separated file, one line and UTF-8 whatever the
+-- text: tab, newline, CR and backslash escaped (\t, \n, \r, \\), a byte
+-- that is no part of a UTF-8 character as \xHH (python's strict readers
+-- refuse the file otherwise), and a cell that begins with a double quote
+-- written as a CSV quoted field ("" for each quote in it), which python's
+-- csv and pandas would otherwise read as the start of a field spanning
+-- lines; `quoted` writes any cell so (a string that would read back as a
+-- number, say).  wb._tsv_untext reads one back.
 local tsv_escapes = {["\\"] = "\\\\", ["\t"] = "\\t", ["\n"] = "\\n", ["\r"] = "\\r"}
 local tsv_unescapes = {["\\"] = "\\", t = "\t", n = "\n", r = "\r"}
+
+local function utf8_escaped(s)
+  local ok, bad = utf8.len(s)
+  if ok then return s end
+  local parts, at = {}, 1
+  while not ok do
+    parts[#parts + 1] = s:sub(at, bad - 1) .. string.format("\\x%02X", s:byte(bad))
+    at = bad + 1
+    ok, bad = utf8.len(s, at)
+    if ok then break end
+  end
+  parts[#parts + 1] = s:sub(at)
+  return table.concat(parts)
+end
+
 function wb._tsv_text(s, quoted)
-  s = s:gsub("[\\\t\n\r]", tsv_escapes)
+  s = utf8_escaped((s:gsub("[\\\t\n\r]", tsv_escapes)))
   if quoted or s:sub(1, 1) == '"' then s = '"' .. s:gsub('"', '""') .. '"' end
   return s
 end
@@ -893,7 +910,23 @@ function wb._tsv_untext(cell)
   if quoted and not quoted:gsub('""', ""):find('"', 1, true) then
     cell = quoted:gsub('""', '"')
   end
-  return (cell:gsub("\\(.)", tsv_unescapes))
+  local out, at = {}, 1
+  while true do
+    local i = cell:find("\\", at, true)
+    if not i then break end
+    out[#out + 1] = cell:sub(at, i - 1)
+    local hex = cell:match("^x(%x%x)", i + 1)
+    if hex then
+      out[#out + 1] = string.char(tonumber(hex, 16))
+      at = i + 4
+    else
+      local c = cell:sub(i + 1, i + 1)
+      out[#out + 1] = tsv_unescapes[c] or "\\" .. c
+      at = i + 2
+    end
+  end
+  out[#out + 1] = cell:sub(at)
+  return table.concat(out)
 end
 
 -- Read a tab-separated file written by the workbench (sol:write, stream =):

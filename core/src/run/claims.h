@@ -14,10 +14,15 @@
  *   q on the group       (lie_group)              the group residual's growth, per step
  *   H(q, p) = H(q0, p0)  (energy_conserving)      |E - E_before| against the
  *                                                 energy's scale, per step
- * The tolerance is relative: max(2^-26, 1000 tol) with tol the method's
- * option of that name (the claims hold to the tolerance the user asked
- * for, with room for a residual measured at q1 where the method measured
- * it at q0), 2^-26 for a method without one or at tol = 0.  The two that
+ * plus each row's floor, its normwise size at the start (sum_j |a_kj|
+ * times max|q0|, or times the start's speed, max(max|v0|, sqrt(2 E
+ * max(M^-1 1))) with E energy_error's scale: a start at rest has the speed
+ * its energy allows), never taken from a state being judged.  The
+ * tolerance is relative: max(2^-26, min(1000 tol, sqrt(tol))) with tol the
+ * method's option of that name (the claims hold to the tolerance the user
+ * asked for, with room for a residual measured at q1 where the method
+ * measured it at q0, and always below the residual's own size), 2^-26 for
+ * a method without one or at tol = 0.  The two that
  * accumulate round-off over a run (energy, group) are judged by their
  * change since the last check, up to that tolerance per step. */
 #ifndef RUN_CLAIMS_H
